@@ -1,0 +1,127 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// The same upcoming features Hummingbird sets: every module writes down what it exports.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "storygate",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "storygate", targets: ["storygate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: C libraries, each wrapped once
+
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        // MARK: Libraries
+
+        /// Firebase ID tokens: JWT parsing, RS256 over OpenSSL, claim rules, certificate sets and their refresh, the verified-token cache.
+        .target(
+            name: "IDTokens",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// An async HTTP client on libcurl's multi interface, driven by one dedicated thread.
+        .target(
+            name: "CurlHTTP",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The HTTP edge: configuration, routes, authentication, errors to HTTP, the server.
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "IDTokens",
+                "CurlHTTP",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executables
+
+        .executableTarget(
+            name: "storygate",
+            dependencies: [
+                "Gateway",
+                "IDTokens",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// `swift run -c release StoryGateBenchmarks`: prints the numbers recorded in BENCHMARKS.md.
+        .executableTarget(
+            name: "StoryGateBenchmarks",
+            dependencies: ["IDTokens"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+
+        /// Shared test fixtures: keys, a token factory, a local x509 cert server.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "IDTokens",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IDTokensTests",
+            dependencies: ["IDTokens", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CurlHTTPTests",
+            dependencies: ["CurlHTTP", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "IDTokens", "CurlHTTP", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
