@@ -2,5 +2,10 @@ import ArgumentParser
 
 @main
 struct StoryGate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "storygate", abstract: "The StoryGate API gateway.")
+    static let configuration = CommandConfiguration(
+        commandName: "storygate",
+        abstract: "StoryGate: the API gateway in front of the StoryGate AI functions.",
+        subcommands: [Serve.self, MintToken.self],
+        defaultSubcommand: Serve.self
+    )
 }

@@ -1,0 +1,85 @@
+import HTTPTypes
+
+/// Where a request's credentials are: the extractor of Envoy's jwt_authn. Only the `Authorization` header is
+/// read (RFC 6750 §2.1); tokens in query strings or cookies are never looked at.
+enum Credentials: Equatable {
+    case none
+    case bearer(Substring)
+    /// A malformed `Authorization: Bearer` value; the reason is client-safe.
+    case malformedBearer(String)
+    case devUserID(String)
+
+    static let maximumAuthorizationLength = 16 * 1024
+    static let userIDHeader = HTTPField.Name("X-User-Id")!
+
+    /// Reads the credentials of a request. `X-User-Id` is considered only when `trustUserIDHeader` (dev mode)
+    /// and there is no `Authorization` header; a bearer token always wins.
+    static func extract(from headers: HTTPFields, trustUserIDHeader: Bool) throws(GatewayError) -> Credentials {
+        let authorization = headers[values: .authorization]
+        if authorization.count > 1 { throw .multipleAuthorizationHeaders() }
+        if let value = authorization.first {
+            return Self.parseAuthorization(value)
+        }
+        guard trustUserIDHeader else { return .none }
+        let userIDs = headers[values: Self.userIDHeader]
+        guard let userID = userIDs.first else { return .none }
+        guard userIDs.count == 1, Self.isAcceptableUserID(userID) else {
+            throw .invalidArgument(
+                "X-User-Id must be one header of 1 to 128 characters from A-Z a-z 0-9 - _ . : @", reason: "invalid_user_id"
+            )
+        }
+        return .devUserID(userID)
+    }
+
+    /// `credentials = auth-scheme 1*SP token68` with a case-insensitive `Bearer` scheme (RFC 9110 §11.4, RFC 6750 §2.1).
+    /// Another scheme counts as no bearer credentials.
+    static func parseAuthorization(_ value: String) -> Credentials {
+        let utf8 = value.utf8
+        guard utf8.count <= Self.maximumAuthorizationLength else { return .malformedBearer("The bearer token is too large.") }
+        guard utf8.count >= 6,
+            utf8.prefix(6).elementsEqual("bearer".utf8, by: { ($0 | 0x20) == $1 })
+        else { return .none }
+        var index = utf8.index(utf8.startIndex, offsetBy: 6)
+        guard index < utf8.endIndex, utf8[index] == UInt8(ascii: " ") else {
+            // `Bearer` alone, or a longer scheme name such as `Bearerx`.
+            return index == utf8.endIndex ? .malformedBearer("The bearer token is missing.") : .none
+        }
+        while index < utf8.endIndex, utf8[index] == UInt8(ascii: " ") { index = utf8.index(after: index) }
+        let token = Substring(value.utf8[index...])
+        guard !token.isEmpty else { return .malformedBearer("The bearer token is missing.") }
+        guard Self.isToken68(token.utf8) else { return .malformedBearer("The bearer token has characters a token cannot have.") }
+        return .bearer(token)
+    }
+
+    /// token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+    private static func isToken68(_ bytes: Substring.UTF8View) -> Bool {
+        var seenPadding = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "="):
+                seenPadding = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                if seenPadding { return false }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// 1 to 128 characters of `A-Z a-z 0-9 - _ . : @` (Firebase uids are at most 128 characters).
+    static func isAcceptableUserID(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard (1...128).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

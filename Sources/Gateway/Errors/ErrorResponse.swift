@@ -1,0 +1,29 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+
+/// The one place errors become HTTP: `{"error": {"code", "message", "retryAfter"?}, "requestId", "timestamp"}`.
+enum ErrorResponse {
+    static func make(_ error: GatewayError, requestID: String, now: Double) -> Response {
+        var json = "{\"error\":{\"code\":\(JSONText.string(error.code)),\"message\":\(JSONText.string(error.message))"
+        if let retryAfter = error.retryAfter {
+            json += ",\"retryAfter\":\(retryAfter)"
+        }
+        json += "},\"requestId\":\(JSONText.string(requestID)),\"timestamp\":\(JSONText.string(HTTPDate.rfc3339(now)))}"
+
+        var headers = HTTPFields()
+        headers.reserveCapacity(6)
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        if let retryAfter = error.retryAfter {
+            headers[.retryAfter] = String(retryAfter)
+        }
+        if let challenge = error.challenge {
+            headers[.wwwAuthenticate] = challenge
+        }
+        if let allow = error.allow {
+            headers[.allow] = allow
+        }
+        return Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+}

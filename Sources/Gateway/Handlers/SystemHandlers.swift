@@ -1,0 +1,36 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+
+/// `/healthz` and `/readyz`.
+enum SystemHandlers {
+    /// 200 while the process is up.
+    static func health() -> Route {
+        Route(name: "healthz", path: .exact("/healthz"), methods: [.get], auth: .none) { _, _ in
+            JSONResponse.make(status: .ok, json: "{\"status\":\"ok\"}")
+        }
+    }
+
+    /// 200 only when every trusted project's certificates are loaded (and the gateway is not draining).
+    static func ready(isReady: @escaping @Sendable () -> Bool) -> Route {
+        Route(name: "readyz", path: .exact("/readyz"), methods: [.get], auth: .none) { _, _ in
+            guard isReady() else {
+                throw GatewayError(
+                    status: .serviceUnavailable, code: "UNAVAILABLE",
+                    message: "The gateway is not ready: token signing certificates are not loaded.",
+                    reason: "not_ready", retryAfter: 5
+                )
+            }
+            return JSONResponse.make(status: .ok, json: "{\"status\":\"ready\"}")
+        }
+    }
+}
+
+enum JSONResponse {
+    static func make(status: HTTPResponse.Status, json: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+}

@@ -1,0 +1,50 @@
+public import HTTPTypes
+public import HummingbirdCore
+
+/// What a handler gets besides the request: the request id and the authenticated caller.
+public struct RequestContext: Sendable {
+    public let requestID: String
+    /// Set when the route's auth policy found credentials (always set for `.required`).
+    public let identity: Identity?
+}
+
+public typealias RouteHandler = @Sendable (Request, RequestContext) async throws -> Response
+
+/// One entry of the route table: which paths and methods, which auth policy, which handler.
+public struct Route: Sendable {
+    public enum PathMatch: Sendable, Equatable {
+        /// The path exactly (no query).
+        case exact(String)
+        /// Any path under this prefix, which ends with `/`.
+        case prefix(String)
+    }
+
+    public enum AuthPolicy: String, Sendable {
+        /// A verified identity is needed: no or bad credentials are 401.
+        case required
+        /// Credentials are verified when present (bad ones are 401); none is fine.
+        case optional
+        /// Credentials are not read.
+        case none
+    }
+
+    /// A stable name for logs and metrics.
+    public let name: String
+    public let path: PathMatch
+    public let methods: [HTTPRequest.Method]
+    public let auth: AuthPolicy
+    public let handler: RouteHandler
+
+    public init(name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, handler: @escaping RouteHandler) {
+        self.name = name
+        self.path = path
+        // A GET route answers HEAD too (RFC 9110 §9.3.2).
+        self.methods = methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
+        self.auth = auth
+        self.handler = handler
+    }
+
+    func allows(_ method: HTTPRequest.Method) -> Bool {
+        self.methods.contains(method)
+    }
+}

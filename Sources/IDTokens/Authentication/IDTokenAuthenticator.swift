@@ -1,0 +1,48 @@
+/// Verifies Firebase ID tokens for a set of trusted projects: the verified-token cache first, then the full
+/// rules and RS256 signature, refetching a project's certificates once (single flight, cooldown) on an unknown `kid`.
+///
+/// The hot path (cache hit, or a known key) never suspends; only an unknown-kid refetch does.
+public final class IDTokenAuthenticator: Sendable {
+    private let verifier: TokenVerifier
+    private let projects: [String: CertificateStore]
+    private let cache: TokenCache
+    private let now: @Sendable () -> Double
+
+    public init(projects: [TrustedProject], cache: TokenCache, now: @escaping @Sendable () -> Double = WallClock.now) {
+        self.verifier = TokenVerifier(projects: projects.map(\.rules))
+        self.projects = Dictionary(projects.map { ($0.projectID, $0.certificates) }, uniquingKeysWith: { first, _ in first })
+        self.cache = cache
+        self.now = now
+    }
+
+    /// The certificate stores, for readiness and metrics.
+    public var certificateStores: [CertificateStore] { self.projects.keys.sorted().compactMap { self.projects[$0] } }
+
+    /// Ready when every trusted project has a usable certificate set.
+    public var isReady: Bool { self.projects.values.allSatisfy { $0.keys != nil } }
+
+    /// The verified token, or the rule it broke.
+    public func verify(_ token: Substring) async throws(TokenVerificationError) -> VerifiedToken {
+        let now = self.now()
+        if let cached = self.cache.lookup(token, now: now) {
+            return cached
+        }
+        let verified: VerifiedToken
+        do {
+            verified = try self.verifier.verify(token, now: now, keys: self.keys(for:))
+        } catch where error.reason == .unknownKey {
+            // The key may have been rotated in since the last fetch: one refetch, then one more try.
+            guard let audience = try? DecodedToken(compact: token).audience,
+                let store = self.projects[audience],
+                await store.refreshForUnknownKey()
+            else { throw error }
+            verified = try self.verifier.verify(token, now: self.now(), keys: self.keys(for:))
+        }
+        self.cache.insert(token, verified, now: now)
+        return verified
+    }
+
+    private func keys(for projectID: String) -> KeySet? {
+        self.projects[projectID]?.keys
+    }
+}
