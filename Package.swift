@@ -58,12 +58,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Token buckets per (limit, user): the pure rules, an in-memory sharded store, a Redis store (RESP on SwiftNIO).
+        .target(
+            name: "RateLimiting",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// The HTTP edge: configuration, routes, authentication, errors to HTTP, the server.
         .target(
             name: "Gateway",
             dependencies: [
                 "IDTokens",
                 "CurlHTTP",
+                "RateLimiting",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -89,7 +101,13 @@ let package = Package(
         /// `swift run -c release StoryGateBenchmarks`: prints the numbers recorded in BENCHMARKS.md.
         .executableTarget(
             name: "StoryGateBenchmarks",
-            dependencies: ["IDTokens"],
+            dependencies: [
+                "IDTokens", "CurlHTTP", "RateLimiting",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -116,6 +134,11 @@ let package = Package(
         .testTarget(
             name: "CurlHTTPTests",
             dependencies: ["CurlHTTP", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RateLimitingTests",
+            dependencies: ["RateLimiting", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
