@@ -15,7 +15,7 @@ struct CurlCertificateSource: CertificateSource {
 
     func fetch() async throws -> CertificateDocument {
         var request = CurlRequest(url: self.url)
-        request.headers = [(name: "Accept", value: "application/json")]
+        request.headers = [CurlHeader("Accept", "application/json")]
         request.connectTimeout = .seconds(5)
         request.timeout = .seconds(10)
         request.maxResponseBytes = 1 << 20

@@ -1,0 +1,110 @@
+import CurlHTTP
+import Foundation
+import Gateway
+import Testing
+import TestSupport
+
+/// Paths, methods, request ids, JSON errors, and bytes no client library would send.
+@Suite("HTTP behaviour")
+struct HTTPBehaviourTests {
+    @Test("healthz and readyz")
+    func health() async throws {
+        try await GatewayHarness.run { gateway in
+            let health = try await gateway.get("/healthz")
+            #expect(health.status == 200)
+            #expect(health.json["status"] as? String == "ok")
+            #expect(health.header("date") != nil)
+            let ready = try await gateway.get("/readyz")
+            #expect(ready.status == 200)
+            #expect(ready.json["status"] as? String == "ready")
+        }
+    }
+
+    @Test("unknown path 404 and wrong method 405, as JSON errors with requestId and timestamp")
+    func notFoundAndMethod() async throws {
+        try await GatewayHarness.run { gateway in
+            let missing = try await gateway.get("/nope")
+            #expect(missing.status == 404)
+            #expect(missing.errorCode == "NOT_FOUND")
+            #expect(missing.json["requestId"] as? String == missing.header("x-request-id"))
+            #expect((missing.json["timestamp"] as? String)?.hasSuffix("Z") == true)
+
+            let wrongMethod = try await gateway.request("POST", "/v1/me", body: Array("{}".utf8))
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.errorCode == "METHOD_NOT_ALLOWED")
+            #expect(wrongMethod.header("allow") == "GET, HEAD")
+            // the method is checked before credentials
+            #expect(try await gateway.request("DELETE", "/healthz").status == 405)
+        }
+    }
+
+    @Test("HEAD answers like GET without a body")
+    func head() async throws {
+        try await GatewayHarness.run { gateway in
+            let response = try await gateway.request("HEAD", "/healthz")
+            #expect(response.status == 200)
+            #expect(response.body.isEmpty)
+            #expect(response.header("content-length") == "15")
+        }
+    }
+
+    @Test("X-Request-ID: a well-formed one is kept, others are replaced, every response has one")
+    func requestID() async throws {
+        try await GatewayHarness.run { gateway in
+            let kept = try await gateway.get("/healthz", headers: [("X-Request-ID", "trace-123.abc")])
+            #expect(kept.header("x-request-id") == "trace-123.abc")
+            let replaced = try await gateway.get("/healthz", headers: [("X-Request-ID", "<bad id>")])
+            let generated = try #require(replaced.header("x-request-id"))
+            #expect(generated != "<bad id>")
+            #expect(generated.count == 32)
+            let other = try await gateway.get("/nope")
+            #expect(other.header("x-request-id") != generated)
+        }
+    }
+
+    @Test("malformed HTTP is refused and the server keeps serving")
+    func malformedBytes() async throws {
+        try await GatewayHarness.run { gateway in
+            let garbage: [[UInt8]] = [
+                Array("\u{0}\u{1}\u{2}GARBAGE\r\n\r\n".utf8),
+                Array("GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n".utf8),
+                Array("GET /healthz HTTP/9.9\r\n\r\n".utf8),
+                Array("GET /v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
+                Array("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".utf8),
+            ]
+            for bytes in garbage {
+                let answer = try await RawSocketClient.exchange(port: gateway.port, bytes: bytes, timeoutSeconds: 5)
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
+                #expect(!answer.contains(" 500 "))
+            }
+            #expect(try await gateway.get("/healthz").status == 200)
+        }
+    }
+
+    @Test("an absurd Authorization header is refused without parsing")
+    func hugeAuthorization() async throws {
+        try await GatewayHarness.run { gateway in
+            let huge = "Bearer " + String(repeating: "A", count: 20_000) + "." + String(repeating: "B", count: 10) + ".C"
+            let response = try await gateway.get("/v1/me", headers: [("Authorization", huge)])
+            #expect(response.status == 401)
+            #expect(response.errorCode == "UNAUTHENTICATED")
+            #expect(!response.text.contains("AAAA"))
+        }
+    }
+
+    @Test("any Authorization value gives a JSON 4xx, never a 5xx")
+    func authorizationFuzz() async throws {
+        try await GatewayHarness.run { gateway in
+            var generator = SystemRandomNumberGenerator()
+            let alphabet = Array("ABCabc012-_.+/=~ ,;\"'\\{}[]:")
+            for round in 0..<200 {
+                let length = Int.random(in: 0..<120, using: &generator)
+                let value = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+                let header = round % 2 == 0 ? "Bearer " + value : value
+                let response = try await gateway.get("/v1/me", headers: [("Authorization", header)])
+                #expect((400..<500).contains(response.status), "\(header) → \(response.status)")
+                #expect(response.errorCode != nil, "\(header)")
+            }
+        }
+    }
+}

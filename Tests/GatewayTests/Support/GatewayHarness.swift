@@ -1,0 +1,143 @@
+import CurlHTTP
+import Foundation
+import Gateway
+import IDTokens
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+
+/// A real gateway on a real socket (port 0), with a local x509 cert server, and a libcurl client to call it.
+struct GatewayHarness: Sendable {
+    let port: Int
+    let client: CurlClient
+    let application: GatewayApplication
+    let certServer: LocalHTTPServer
+    let certificates: CertificateEndpoint
+
+    static let logger: Logger = {
+        var logger = Logger(label: "storygate-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// The repository root, for `certs/dev`.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Runs `body` against a gateway configured by `configure` (prod, the test project, the local cert server).
+    static func run(
+        certificates: CertificateEndpoint = CertificateEndpoint(),
+        configure: (inout GatewayConfiguration) -> Void = { _ in },
+        policy: CertificateRefreshPolicy = .init(),
+        waitUntilReady: Bool = true,
+        _ body: @Sendable (GatewayHarness) async throws -> Void
+    ) async throws {
+        try await withLocalHTTPServer({ request in certificates.respond(to: request) }) { certServer in
+            var configuration = GatewayConfiguration()
+            configuration.port = 0
+            configuration.firebaseProjectID = TestKeys.projectID
+            configuration.firebaseCertsURL = certServer.baseURL + "/certs"
+            configuration.devCertsDirectory = Self.repositoryRoot + "/certs/dev"
+            configure(&configuration)
+            let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+            let application = GatewayApplication(
+                configuration: configuration, logger: Self.logger, certificatePolicy: policy,
+                onServerRunning: { portContinuation.yield($0) }
+            )
+            let client = CurlClient(logger: Self.logger)
+            let group = ServiceGroup(services: application.services + [client], logger: Self.logger)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next() else { throw HarnessError(description: "the gateway did not start") }
+                let harness = GatewayHarness(
+                    port: port, client: client, application: application, certServer: certServer, certificates: certificates
+                )
+                do {
+                    if waitUntilReady { try await harness.waitUntilReady() }
+                    try await body(harness)
+                } catch {
+                    await group.triggerGracefulShutdown()
+                    throw error
+                }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
+    struct HarnessError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Polls /readyz until it answers 200 (bounded; the first certificate fetch is asynchronous).
+    func waitUntilReady() async throws {
+        for _ in 0..<500 {
+            if try await self.get("/readyz").status == 200 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw HarnessError(description: "the gateway never became ready")
+    }
+
+    func request(_ method: String = "GET", _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> CurlResponse {
+        try await self.client.execute(
+            CurlRequest(
+                url: "http://127.0.0.1:\(self.port)\(path)", method: method,
+                headers: headers.map { CurlHeader($0.0, $0.1) }, body: body, timeout: .seconds(10)
+            )
+        )
+    }
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> CurlResponse {
+        try await self.request("GET", path, headers: headers)
+    }
+
+    func me(token: String) async throws -> CurlResponse {
+        try await self.get("/v1/me", headers: [("Authorization", "Bearer " + token)])
+    }
+}
+
+/// What the local cert server serves: a mutable x509 JSON document, a Cache-Control header, or a failure.
+final class CertificateEndpoint: Sendable {
+    struct State {
+        var keys: [String: String]
+        var cacheControl: String? = "public, max-age=3600"
+        var failing = false
+        var fetches = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(keys: [String: String] = [TestKeys.primaryKeyID: TestKeys.primaryCertificatePEM]) {
+        self.state = Mutex(State(keys: keys))
+    }
+
+    var fetches: Int { self.state.withLock { $0.fetches } }
+
+    func update(_ change: (inout State) -> Void) {
+        self.state.withLock { change(&$0) }
+    }
+
+    func respond(to request: LocalRequest) -> LocalResponse {
+        self.state.withLock { state in
+            state.fetches += 1
+            if state.failing { return LocalResponse.text("unavailable", status: 503) }
+            var response = LocalResponse(status: 200, body: TestKeys.googleX509JSON(state.keys))
+            response.headers = [("Content-Type", "application/json; charset=UTF-8")]
+            if let cacheControl = state.cacheControl { response.headers.append(("Cache-Control", cacheControl)) }
+            return response
+        }
+    }
+}
+
+extension CurlResponse {
+    /// The body parsed as a JSON object.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(self.body))) as? [String: Any] ?? [:]
+    }
+
+    var errorCode: String? { (self.json["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String? { (self.json["error"] as? [String: Any])?["message"] as? String }
+    var text: String { String(decoding: self.body, as: UTF8.self) }
+}
