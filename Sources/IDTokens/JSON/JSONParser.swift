@@ -12,6 +12,9 @@ struct JSONParser {
         var start: Int32
         var end: Int32
         var hasEscapes: Bool
+        /// The length and first 7 bytes of an unescaped name, 0 for escaped names: equal names have equal
+        /// fingerprints, so most pairs are told apart by one comparison.
+        var fingerprint: UInt64
     }
 
     private let base: UnsafePointer<UInt8>
@@ -32,8 +35,8 @@ struct JSONParser {
     static func parseObject(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>) throws(JSONError) -> [JSONMember] {
         guard let base = buffer.baseAddress, !range.isEmpty else { throw JSONError("it is empty") }
         var parser = JSONParser(base: base, range: range)
-        parser.keys.reserveCapacity(16)
-        parser.members.reserveCapacity(16)
+        parser.keys.reserveCapacity(32)
+        parser.members.reserveCapacity(32)
         parser.skipWhitespace()
         guard parser.position < parser.end, base[parser.position] == UInt8(ascii: "{") else {
             throw JSONError("it is not a JSON object")
@@ -101,7 +104,10 @@ struct JSONParser {
             }
             let keyStart = position + 1
             let keyHasEscapes = try parseString()
-            let key = KeyRef(start: Int32(keyStart), end: Int32(position - 1), hasEscapes: keyHasEscapes)
+            let key = KeyRef(
+                start: Int32(keyStart), end: Int32(position - 1), hasEscapes: keyHasEscapes,
+                fingerprint: keyHasEscapes ? 0 : fingerprint(start: keyStart, end: position - 1)
+            )
             skipWhitespace()
             guard position < end, base[position] == UInt8(ascii: ":") else { throw JSONError("a member name is not followed by a colon") }
             position += 1
@@ -127,7 +133,7 @@ struct JSONParser {
             guard byte == UInt8(ascii: ",") else { throw JSONError("object members are not separated by commas") }
         }
         try checkDuplicates(from: firstKey)
-        keys.removeSubrange(firstKey...)
+        while keys.count > firstKey { keys.removeLast() }
         depth -= 1
     }
 
@@ -208,6 +214,8 @@ struct JSONParser {
         position += 1  // "
         var hasEscapes = false
         while position < end {
+            skipPlainASCII()
+            guard position < end else { break }
             let byte = base[position]
             if byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
                 position += 1
@@ -228,6 +236,24 @@ struct JSONParser {
             }
         }
         throw JSONError("a string is not terminated")
+    }
+
+    /// Skips 8 bytes at a time while none is a control character, `"`, `\\` or non-ASCII (SWAR).
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while end - position >= 8 {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte is special when it is < 0x20, equal to 0x22 or 0x5C, or >= 0x80.
+            let below20 = (word &- ones &* 0x20) & ~word
+            let isQuote = (quote &- ones) & ~quote
+            let isBackslash = (backslash &- ones) & ~backslash
+            if (below20 | isQuote | isBackslash | word) & highs != 0 { return }
+            position += 8
+        }
     }
 
     private mutating func parseEscape() throws(JSONError) {
@@ -308,8 +334,20 @@ struct JSONParser {
         }
     }
 
+    @inline(__always)
+    private func fingerprint(start: Int, end: Int) -> UInt64 {
+        var value = UInt64(truncatingIfNeeded: end - start) << 56 | 1
+        var offset = 0
+        while offset < 7, start + offset < end {
+            value |= UInt64(base[start + offset]) << (offset * 8)
+            offset += 1
+        }
+        return value
+    }
+
     private func sameName(_ a: KeyRef, _ b: KeyRef) -> Bool {
         if !a.hasEscapes, !b.hasEscapes {
+            guard a.fingerprint == b.fingerprint else { return false }
             let length = Int(a.end - a.start)
             guard length == Int(b.end - b.start) else { return false }
             return memoryEqual(base + Int(a.start), base + Int(b.start), length)

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A compact JWS whose structure, base64url and JSON are valid; its signature and claims are NOT checked.
 ///
 /// Decoding enforces: at most `maximumTokenLength` bytes; exactly three non-empty dot-separated parts of
@@ -43,27 +51,33 @@ public struct DecodedToken: Sendable {
         self.slots = storage.withUnsafeBufferPointer { KnownMemberSlots(header: header, payload: payload, in: $0) }
     }
 
+    /// The index of the first "." at or after `start` (memchr: vectorised).
+    @inline(__always)
+    private static func findDot(_ token: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < token.count, let base = token.baseAddress,
+              let found = memchr(base + start, Int32(UInt8(ascii: ".")), token.count - start)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+    }
+
     private static func decode(_ token: UnsafeBufferPointer<UInt8>) -> Result<DecodedToken, TokenVerificationError> {
         guard token.count <= maximumTokenLength else {
             return .failure(.init(.tokenTooLarge, "The token is longer than \(maximumTokenLength) bytes."))
         }
-        guard let base = token.baseAddress, let firstDot = token.firstIndex(of: UInt8(ascii: ".")) else {
+        guard let base = token.baseAddress, let firstDot = findDot(token, from: 0) else {
             return .failure(.malformed("The token is not three base64url parts separated by dots."))
         }
-        guard let secondDot = token[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-              token[(secondDot + 1)...].firstIndex(of: UInt8(ascii: ".")) == nil,
+        guard let secondDot = findDot(token, from: firstDot + 1), findDot(token, from: secondDot + 1) == nil,
               firstDot > 0, secondDot > firstDot + 1, secondDot < token.count - 1
         else {
             return .failure(.malformed("The token is not three non-empty base64url parts separated by dots."))
         }
-        let parts = [
-            UnsafeBufferPointer(start: base, count: firstDot),
-            UnsafeBufferPointer(start: base + firstDot + 1, count: secondDot - firstDot - 1),
-            UnsafeBufferPointer(start: base + secondDot + 1, count: token.count - secondDot - 1),
-        ]
-        guard let headerCount = Base64URL.decodedCount(encodedCount: parts[0].count),
-              let payloadCount = Base64URL.decodedCount(encodedCount: parts[1].count),
-              let signatureCount = Base64URL.decodedCount(encodedCount: parts[2].count)
+        let headerPart = UnsafeBufferPointer(start: base, count: firstDot)
+        let payloadPart = UnsafeBufferPointer(start: base + firstDot + 1, count: secondDot - firstDot - 1)
+        let signaturePart = UnsafeBufferPointer(start: base + secondDot + 1, count: token.count - secondDot - 1)
+        guard let headerCount = Base64URL.decodedCount(encodedCount: headerPart.count),
+              let payloadCount = Base64URL.decodedCount(encodedCount: payloadPart.count),
+              let signatureCount = Base64URL.decodedCount(encodedCount: signaturePart.count)
         else {
             return .failure(.malformed("A token part is not valid base64url."))
         }
@@ -75,9 +89,9 @@ public struct DecodedToken: Sendable {
         let storage = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let out = buffer.baseAddress!
             out.initialize(from: base, count: secondDot)
-            valid = Base64URL.decode(parts[0], into: out + headerStart) != nil
-                && Base64URL.decode(parts[1], into: out + payloadStart) != nil
-                && Base64URL.decode(parts[2], into: out + signatureStart) != nil
+            valid = Base64URL.decode(headerPart, into: out + headerStart) != nil
+                && Base64URL.decode(payloadPart, into: out + payloadStart) != nil
+                && Base64URL.decode(signaturePart, into: out + signatureStart) != nil
             if !valid { buffer.initialize(repeating: 0) }
             initialized = total
         }
