@@ -1,0 +1,48 @@
+/// Why a key, or a set of keys, could not be read. Carries no key material and no secrets.
+public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Code: Equatable, Sendable {
+        case invalidJSON
+        case noUsableKeys
+        case invalidPEM
+        case notRSA
+        case keyTooSmall(bits: Int)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) {
+        self.code = code
+    }
+
+    /// The key set document is not a strict JSON object of strings.
+    public static let invalidJSON = KeySetError(.invalidJSON)
+    /// The key set held no usable RSA certificate.
+    public static let noUsableKeys = KeySetError(.noUsableKeys)
+    /// The text is not a PEM certificate or key OpenSSL can read.
+    public static let invalidPEM = KeySetError(.invalidPEM)
+    /// The key is not an RSA key.
+    public static let notRSA = KeySetError(.notRSA)
+    /// The RSA key is shorter than 2048 bits.
+    public static func keyTooSmall(bits: Int) -> KeySetError { KeySetError(.keyTooSmall(bits: bits)) }
+
+    /// A stable snake_case label, safe for metrics.
+    public var shortDescription: String {
+        switch code {
+        case .invalidJSON: "invalid_json"
+        case .noUsableKeys: "no_usable_keys"
+        case .invalidPEM: "invalid_pem"
+        case .notRSA: "not_rsa"
+        case .keyTooSmall: "key_too_small"
+        }
+    }
+
+    public var description: String {
+        switch code {
+        case .invalidJSON: "The key set is not a JSON object mapping key ids to PEM certificates."
+        case .noUsableKeys: "The key set holds no usable RSA certificate."
+        case .invalidPEM: "The PEM text could not be read."
+        case .notRSA: "The key is not an RSA key."
+        case .keyTooSmall(let bits): "The RSA key has \(bits) bits; at least 2048 are required."
+        }
+    }
+}

@@ -1,0 +1,264 @@
+// The only Swift file that imports COpenSSL: a thin layer that turns libcrypto's
+// pointers into Swift types. Everything else in IDTokens uses these types.
+internal import COpenSSL
+import Synchronization
+
+/// Algorithms fetched once per process (OpenSSL 3 fetches are costly; the objects are immutable and thread-safe).
+enum OpenSSLAlgorithms {
+    nonisolated(unsafe) static let sha256: OpaquePointer = {
+        guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("OpenSSL has no SHA256") }
+        return md
+    }()
+}
+
+// MARK: - Public keys
+
+/// An RSA public key (an `EVP_PKEY`) that verifies RS256 signatures on any thread.
+///
+/// Verification reuses pre-initialised contexts from a small pool: a `EVP_PKEY_CTX` already set up for
+/// PKCS#1 v1.5 verification with SHA-256, and an `EVP_MD_CTX` for hashing, so a call fetches no algorithms.
+final class OpenSSLPublicKey: @unchecked Sendable {
+    /// The pair of contexts one verification needs.
+    private struct VerifyContexts: @unchecked Sendable {
+        let pkeyContext: OpaquePointer
+        let digestContext: OpaquePointer
+    }
+
+    private static let poolLimit = 8
+    private let pkey: OpaquePointer
+    private let pool = Mutex<[VerifyContexts]>([])
+    let bits: Int
+    let modulusByteCount: Int
+
+    /// Takes ownership of `pkey`; it must be an RSA key.
+    private init(owning pkey: OpaquePointer) {
+        self.pkey = pkey
+        self.bits = Int(EVP_PKEY_get_bits(pkey))
+        self.modulusByteCount = Int(EVP_PKEY_get_size(pkey))
+    }
+
+    deinit {
+        for contexts in pool.withLock({ $0 }) {
+            Self.free(contexts)
+        }
+        EVP_PKEY_free(pkey)
+    }
+
+    /// The public key of the first certificate in a PEM text.
+    static func fromCertificatePEM(_ pem: String) throws(KeySetError) -> OpenSSLPublicKey {
+        guard let certificate = withMemoryBIO(pem, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
+            ERR_clear_error()
+            throw .invalidPEM
+        }
+        defer { X509_free(certificate) }
+        guard let pkey = X509_get_pubkey(certificate) else {
+            ERR_clear_error()
+            throw .invalidPEM
+        }
+        return try checked(pkey)
+    }
+
+    /// A `-----BEGIN PUBLIC KEY-----` (SubjectPublicKeyInfo) PEM text.
+    static func fromPublicKeyPEM(_ pem: String) throws(KeySetError) -> OpenSSLPublicKey {
+        guard let pkey = withMemoryBIO(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
+            ERR_clear_error()
+            throw .invalidPEM
+        }
+        return try checked(pkey)
+    }
+
+    private static func checked(_ pkey: OpaquePointer) throws(KeySetError) -> OpenSSLPublicKey {
+        guard EVP_PKEY_get_base_id(pkey) == storygate_EVP_PKEY_RSA() else {
+            EVP_PKEY_free(pkey)
+            throw .notRSA
+        }
+        let bits = Int(EVP_PKEY_get_bits(pkey))
+        guard bits >= 2048 else {
+            EVP_PKEY_free(pkey)
+            throw .keyTooSmall(bits: bits)
+        }
+        return OpenSSLPublicKey(owning: pkey)
+    }
+
+    /// The SubjectPublicKeyInfo PEM of this key.
+    var publicKeyPEM: String {
+        withOutputBIO { PEM_write_bio_PUBKEY($0, pkey) == 1 } ?? ""
+    }
+
+    /// RSASSA-PKCS1-v1_5 with SHA-256 over `message`. Fails closed on any OpenSSL error.
+    func verifyRS256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
+        guard signature.count == modulusByteCount, let signatureBase = signature.baseAddress else { return false }
+        guard let contexts = pool.withLock({ $0.popLast() }) ?? makeContexts() else { return false }
+        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let verified = withUnsafeMutableBytes(of: &digest) { digestBytes -> Int32 in
+            let out = digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var length: UInt32 = 0
+            guard EVP_DigestInit_ex2(contexts.digestContext, OpenSSLAlgorithms.sha256, nil) == 1,
+                  EVP_DigestUpdate(contexts.digestContext, message.baseAddress, message.count) == 1,
+                  EVP_DigestFinal_ex(contexts.digestContext, out, &length) == 1, length == 32
+            else { return -1 }
+            return EVP_PKEY_verify(
+                contexts.pkeyContext,
+                signatureBase.assumingMemoryBound(to: UInt8.self), signature.count,
+                out, 32
+            )
+        }
+        if verified != 1 { ERR_clear_error() }
+        if verified >= 0 {
+            let spare = pool.withLock { pool -> VerifyContexts? in
+                guard pool.count < Self.poolLimit else { return contexts }
+                pool.append(contexts)
+                return nil
+            }
+            if let spare { Self.free(spare) }
+        } else {
+            Self.free(contexts)
+        }
+        return verified == 1
+    }
+
+    private func makeContexts() -> VerifyContexts? {
+        guard let pkeyContext = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
+        guard EVP_PKEY_verify_init(pkeyContext) == 1,
+              EVP_PKEY_CTX_set_rsa_padding(pkeyContext, storygate_RSA_PKCS1_PADDING()) == 1,
+              EVP_PKEY_CTX_set_signature_md(pkeyContext, OpenSSLAlgorithms.sha256) == 1,
+              let digestContext = EVP_MD_CTX_new()
+        else {
+            ERR_clear_error()
+            EVP_PKEY_CTX_free(pkeyContext)
+            return nil
+        }
+        return VerifyContexts(pkeyContext: pkeyContext, digestContext: digestContext)
+    }
+
+    private static func free(_ contexts: VerifyContexts) {
+        EVP_PKEY_CTX_free(contexts.pkeyContext)
+        EVP_MD_CTX_free(contexts.digestContext)
+    }
+}
+
+// MARK: - Private keys
+
+/// An RSA private key, for minting development tokens and for tests. Not on any hot path.
+final class OpenSSLPrivateKey: @unchecked Sendable {
+    private let pkey: OpaquePointer
+
+    private init(owning pkey: OpaquePointer) {
+        self.pkey = pkey
+    }
+
+    deinit {
+        EVP_PKEY_free(pkey)
+    }
+
+    /// A PEM private key (PKCS#8 or traditional RSA). Must be RSA.
+    static func fromPEM(_ pem: String) throws(KeySetError) -> OpenSSLPrivateKey {
+        guard let pkey = withMemoryBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+            ERR_clear_error()
+            throw .invalidPEM
+        }
+        guard EVP_PKEY_get_base_id(pkey) == storygate_EVP_PKEY_RSA() else {
+            EVP_PKEY_free(pkey)
+            throw .notRSA
+        }
+        return OpenSSLPrivateKey(owning: pkey)
+    }
+
+    /// A fresh RSA key with public exponent 65537.
+    static func generate(bits: Int) -> OpenSSLPrivateKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { fatalError("OpenSSL: no RSA") }
+        defer { EVP_PKEY_CTX_free(context) }
+        var pkey: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+              EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
+              EVP_PKEY_generate(context, &pkey) == 1, let pkey
+        else { fatalError("OpenSSL: RSA key generation failed") }
+        return OpenSSLPrivateKey(owning: pkey)
+    }
+
+    var bits: Int { Int(EVP_PKEY_get_bits(pkey)) }
+    var modulusByteCount: Int { Int(EVP_PKEY_get_size(pkey)) }
+
+    /// PKCS#8 PEM, unencrypted.
+    var pkcs8PEM: String {
+        withOutputBIO { PEM_write_bio_PrivateKey($0, pkey, nil, nil, 0, nil, nil) == 1 } ?? ""
+    }
+
+    /// The SubjectPublicKeyInfo PEM of the public half.
+    var publicKeyPEM: String {
+        withOutputBIO { PEM_write_bio_PUBKEY($0, pkey) == 1 } ?? ""
+    }
+
+    /// A self-signed X.509 v3 certificate for the public half, signed with SHA-256.
+    func selfSignedCertificatePEM(commonName: String, validDays: Int) -> String {
+        guard let certificate = X509_new() else { fatalError("OpenSSL: X509_new failed") }
+        defer { X509_free(certificate) }
+        let name = X509_get_subject_name(certificate)
+        guard X509_set_version(certificate, 2) == 1,
+              ASN1_INTEGER_set(X509_get_serialNumber(certificate), Int.random(in: 1...Int(Int32.max))) == 1,
+              X509_gmtime_adj(X509_getm_notBefore(certificate), 0) != nil,
+              X509_gmtime_adj(X509_getm_notAfter(certificate), validDays * 86_400) != nil,
+              X509_set_pubkey(certificate, pkey) == 1,
+              X509_NAME_add_entry_by_txt(name, "CN", storygate_MBSTRING_ASC(), commonName, -1, -1, 0) == 1,
+              X509_set_issuer_name(certificate, name) == 1,
+              X509_sign(certificate, pkey, OpenSSLAlgorithms.sha256) > 0
+        else { fatalError("OpenSSL: could not build a certificate") }
+        return withOutputBIO { PEM_write_bio_X509($0, certificate) == 1 } ?? ""
+    }
+
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    func signRS256(_ message: [UInt8]) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { fatalError("OpenSSL: EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(context) }
+        var signature = [UInt8](repeating: 0, count: modulusByteCount)
+        var length = signature.count
+        let ok = message.withUnsafeBufferPointer { input in
+            EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, pkey, nil) == 1
+                && EVP_DigestSign(context, &signature, &length, input.baseAddress, input.count) == 1
+        }
+        guard ok else { fatalError("OpenSSL: RS256 signing failed") }
+        return Array(signature.prefix(length))
+    }
+
+    /// `block^d mod n` with no padding; `block` must be exactly the modulus length and below the modulus.
+    func rawPrivateOperation(_ block: [UInt8]) -> [UInt8] {
+        precondition(block.count == modulusByteCount, "the block must be as long as the modulus")
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { fatalError("OpenSSL: no context") }
+        defer { EVP_PKEY_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: modulusByteCount)
+        var length = output.count
+        guard EVP_PKEY_decrypt_init(context) == 1,
+              EVP_PKEY_CTX_set_rsa_padding(context, storygate_RSA_NO_PADDING()) == 1,
+              EVP_PKEY_decrypt(context, &output, &length, block, block.count) == 1
+        else { fatalError("OpenSSL: raw RSA private operation failed (is the block below the modulus?)") }
+        return Array(output.prefix(length))
+    }
+}
+
+// MARK: - BIO helpers
+
+/// Runs `body` with a read-only memory BIO over `text`.
+private func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T?) -> T? {
+    var text = text
+    return text.withUTF8 { bytes -> T? in
+        guard bytes.count < Int(Int32.max), let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else {
+            return nil
+        }
+        defer { BIO_free(bio) }
+        return body(bio)
+    }
+}
+
+/// Runs `write` against a fresh memory BIO and returns what it wrote, or nil when it failed.
+private func withOutputBIO(_ write: (OpaquePointer) -> Bool) -> String? {
+    guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+    defer { BIO_free(bio) }
+    guard write(bio) else {
+        ERR_clear_error()
+        return nil
+    }
+    var data: UnsafeMutablePointer<CChar>?
+    let length = storygate_BIO_get_mem_data(bio, &data)
+    guard let data, length > 0 else { return nil }
+    return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+}

@@ -1,0 +1,75 @@
+/// Where the header parameters and claims that the rules read sit in a decoded token, found in one pass.
+struct KnownMemberSlots: Sendable {
+    var alg: Int?
+    var kid: Int?
+    var crit: Int?
+    var aud: Int?
+    var iss: Int?
+    var sub: Int?
+    var exp: Int?
+    var iat: Int?
+    var authTime: Int?
+    var nbf: Int?
+
+    // Names packed little-endian into integers, so matching is one comparison.
+    private static let algName: UInt64 = 0x67_6C61        // "alg"
+    private static let kidName: UInt64 = 0x64_696B        // "kid"
+    private static let critName: UInt64 = 0x7469_7263     // "crit"
+    private static let audName: UInt64 = 0x64_7561        // "aud"
+    private static let issName: UInt64 = 0x73_7369        // "iss"
+    private static let subName: UInt64 = 0x62_7573        // "sub"
+    private static let expName: UInt64 = 0x70_7865        // "exp"
+    private static let iatName: UInt64 = 0x74_6169        // "iat"
+    private static let nbfName: UInt64 = 0x66_626E        // "nbf"
+    private static let authTimName: UInt64 = 0x6D69_745F_6874_7561  // "auth_tim" (+ "e")
+
+    init(header: [JSONMember], payload: [JSONMember], in buffer: UnsafeBufferPointer<UInt8>) {
+        for (index, member) in header.enumerated() {
+            Self.withName(of: member, in: buffer) { name in
+                guard name.count <= 4 else { return }
+                switch Self.pack(name) {
+                case Self.algName: alg = index
+                case Self.kidName: kid = index
+                case Self.critName: crit = index
+                default: break
+                }
+            }
+        }
+        for (index, member) in payload.enumerated() {
+            Self.withName(of: member, in: buffer) { name in
+                if name.count == 3 {
+                    switch Self.pack(name) {
+                    case Self.audName: aud = index
+                    case Self.issName: iss = index
+                    case Self.subName: sub = index
+                    case Self.expName: exp = index
+                    case Self.iatName: iat = index
+                    case Self.nbfName: nbf = index
+                    default: break
+                    }
+                } else if name.count == 9, name[8] == UInt8(ascii: "e"),
+                          Self.pack(UnsafeBufferPointer(rebasing: name[0..<8])) == Self.authTimName {
+                    authTime = index
+                }
+            }
+        }
+    }
+
+    /// Up to 8 bytes as a little-endian integer.
+    @inline(__always)
+    private static func pack(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value: UInt64 = 0
+        for (offset, byte) in bytes.prefix(8).enumerated() {
+            value |= UInt64(byte) << (offset * 8)
+        }
+        return value
+    }
+
+    /// Calls `body` with the unescaped name of `member`.
+    @inline(__always)
+    static func withName<R>(of member: JSONMember, in buffer: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let raw = UnsafeBufferPointer(start: buffer.baseAddress! + Int(member.keyStart), count: Int(member.keyEnd - member.keyStart))
+        guard member.keyHasEscapes else { return body(raw) }
+        return JSONString.unescape(raw).withUnsafeBufferPointer(body)
+    }
+}

@@ -1,0 +1,47 @@
+/// Verifies Firebase ID tokens for a fixed set of trusted projects.
+///
+/// The order puts cheap checks before RSA, so floods of junk cost no RSA operation: decode (structure,
+/// base64url, JSON) → header rules → the trusted project whose id equals `aud` → claim rules → key lookup →
+/// RS256 signature.
+public struct TokenVerifier: Sendable {
+    /// The trusted projects, selected by `aud`.
+    public let projects: [FirebaseClaimRules]
+
+    /// A verifier trusting `projects`; a token is checked against the one whose id equals its `aud`.
+    public init(projects: [FirebaseClaimRules]) {
+        self.projects = projects
+    }
+
+    /// Decode, rules, key lookup, signature. `keys(projectID)` returns that project's current key set or nil
+    /// when none was ever loaded. `now` is seconds since the Unix epoch.
+    public func verify(
+        _ token: some StringProtocol, now: Double, keys: (String) -> KeySet?
+    ) throws(TokenVerificationError) -> VerifiedToken {
+        let decoded = try DecodedToken(compact: token)
+        try FirebaseClaimRules.checkHeader(decoded)
+        guard let rules = projects.first(where: { decoded.stringEquals(decoded.slots.aud, in: decoded.payload, $0.projectIDBytes) })
+        else { throw TokenVerificationError.wrongAudience }
+        let claims = try rules.checkClaims(decoded, now: now)
+        guard let keySet = keys(rules.projectID) else {
+            throw .init(.keysUnavailable, "The signing keys for the token's project are not available.")
+        }
+        guard let keyID = decoded.keyID, let key = keySet[keyID] else {
+            throw .init(.unknownKey, "The token's kid does not name a current signing key.")
+        }
+        let signatureValid = decoded.storage.withUnsafeBufferPointer { buffer in
+            key.key.verifyRS256(
+                signature: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[decoded.signatureRange])),
+                message: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[0..<decoded.signingInputCount]))
+            )
+        }
+        guard signatureValid else { throw .init(.badSignature, "The token's signature is invalid.") }
+        return VerifiedToken(
+            uid: decoded.subject ?? "",
+            projectID: rules.projectID,
+            expiresAt: claims.expiresAt,
+            issuedAt: claims.issuedAt,
+            authTime: claims.authTime,
+            claimsJSON: decoded.payloadJSON
+        )
+    }
+}

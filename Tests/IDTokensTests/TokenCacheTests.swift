@@ -1,0 +1,128 @@
+import IDTokens
+import Testing
+import TestSupport
+
+@Suite("TokenCache")
+struct TokenCacheTests {
+    static let now: Double = 1_700_000_000
+
+    /// A verified result expiring at `exp`; the token text itself is only a key for the cache.
+    static func verified(_ uid: String, exp: Double = now + 3600) -> VerifiedToken {
+        VerifiedToken(uid: uid, projectID: "p", expiresAt: exp, issuedAt: now, authTime: nil, claimsJSON: #"{"sub":"\#(uid)"}"#)
+    }
+
+    /// A token-shaped string whose last 16 bytes are unique (like an RSA signature).
+    static func token(_ index: Int) -> String {
+        "header.payload." + String(repeating: "s", count: 300) + String(index, radix: 16).leftPadded(to: 16)
+    }
+
+    @Test("hit and miss")
+    func hitAndMiss() {
+        let cache = TokenCache(capacity: 100)
+        cache.insert(Self.token(1), Self.verified("a"), now: Self.now)
+        #expect(cache.lookup(Self.token(1), now: Self.now) == Self.verified("a"))
+        #expect(cache.lookup(Self.token(2), now: Self.now) == nil)
+        #expect(cache.lookup("", now: Self.now) == nil)
+        #expect(cache.count == 1)
+    }
+
+    @Test("entries expire at exp exactly, with no skew")
+    func expiry() {
+        let cache = TokenCache(capacity: 10)
+        cache.insert(Self.token(1), Self.verified("a", exp: Self.now + 60), now: Self.now)
+        #expect(cache.lookup(Self.token(1), now: Self.now + 59.999) != nil)
+        #expect(cache.lookup(Self.token(1), now: Self.now + 60) == nil)
+        #expect(cache.lookup(Self.token(1), now: Self.now + 10) == nil)  // dropped once seen expired
+        #expect(cache.count == 0)
+    }
+
+    @Test("maxEntryLifetime bounds entries of long-lived tokens")
+    func maxLifetime() {
+        let cache = TokenCache(capacity: 10, maxEntryLifetime: 30)
+        cache.insert(Self.token(1), Self.verified("a"), now: Self.now)
+        #expect(cache.lookup(Self.token(1), now: Self.now + 29) != nil)
+        #expect(cache.lookup(Self.token(1), now: Self.now + 30) == nil)
+    }
+
+    @Test("already expired tokens are not inserted")
+    func expiredInsert() {
+        let cache = TokenCache(capacity: 10)
+        cache.insert(Self.token(1), Self.verified("a", exp: Self.now), now: Self.now)
+        #expect(cache.count == 0)
+    }
+
+    @Test("bounded: never more than capacity, newest kept", arguments: [1, 5, 16, 17, 100])
+    func capacityBound(capacity: Int) {
+        let cache = TokenCache(capacity: capacity)
+        for index in 0..<(capacity * 5 + 7) {
+            cache.insert(Self.token(index), Self.verified("u\(index)"), now: Self.now)
+            #expect(cache.count <= capacity)
+        }
+        let last = capacity * 5 + 6
+        #expect(cache.lookup(Self.token(last), now: Self.now) == Self.verified("u\(last)"))
+    }
+
+    @Test("capacity 0 disables the cache")
+    func disabled() {
+        let cache = TokenCache(capacity: 0)
+        cache.insert(Self.token(1), Self.verified("a"), now: Self.now)
+        #expect(cache.lookup(Self.token(1), now: Self.now) == nil)
+        #expect(cache.count == 0)
+    }
+
+    @Test("tokens differing only in the head never return each other's result")
+    func sameTailDifferentHead() {
+        let cache = TokenCache(capacity: 100)
+        let tail = "." + String(repeating: "t", count: 342)
+        let tokenA = "headerA.payloadA" + tail
+        let tokenB = "headerB.payloadB" + tail
+        cache.insert(tokenA, Self.verified("a"), now: Self.now)
+        #expect(cache.lookup(tokenB, now: Self.now) == nil)
+        cache.insert(tokenB, Self.verified("b"), now: Self.now)
+        #expect(cache.lookup(tokenB, now: Self.now) == Self.verified("b"))
+        #expect(cache.lookup(tokenA, now: Self.now)?.uid != "b")
+    }
+
+    @Test("re-inserting a token replaces its entry")
+    func replace() {
+        let cache = TokenCache(capacity: 4)
+        cache.insert(Self.token(1), Self.verified("a"), now: Self.now)
+        cache.insert(Self.token(1), Self.verified("a2"), now: Self.now)
+        #expect(cache.lookup(Self.token(1), now: Self.now)?.uid == "a2")
+        #expect(cache.count == 1)
+    }
+
+    @Test("Substring keys match String keys; removeAll empties")
+    func substringAndRemoveAll() {
+        let cache = TokenCache(capacity: 8)
+        let header = "Bearer " + Self.token(3)
+        cache.insert(header.dropFirst(7), Self.verified("s"), now: Self.now)
+        #expect(cache.lookup(Self.token(3), now: Self.now)?.uid == "s")
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+
+    @Test("concurrent inserts and lookups stay consistent")
+    func concurrent() async {
+        let cache = TokenCache(capacity: 256)
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 {
+                        let key = worker * 1000 + index
+                        cache.insert(Self.token(key), Self.verified("u\(key)"), now: Self.now)
+                        let found = cache.lookup(Self.token(key), now: Self.now)
+                        #expect(found == nil || found?.uid == "u\(key)")
+                    }
+                }
+            }
+        }
+        #expect(cache.count <= 256)
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}
