@@ -52,7 +52,7 @@ public final class LocalHTTPServer: Sendable {
     ///
     /// - Parameters:
     ///   - backlog: The listen backlog (the kernel caps it at `net.core.somaxconn`). Default 256.
-    ///   - logger: The server's logger. Default: one at `warning` level.
+    ///   - logger: The server's logger. Default: ``quietLogger``.
     public static func start(
         backlog: Int = 256,
         logger: Logger = LocalHTTPServer.quietLogger,
@@ -84,10 +84,11 @@ public final class LocalHTTPServer: Sendable {
         await self.task.value
     }
 
-    /// A logger at `warning` level, so tests are not flooded with server start messages.
+    /// A logger at `critical` level: tests are not flooded with server start messages, nor with the
+    /// errors HummingbirdCore logs when a server task is cancelled at shutdown.
     public static var quietLogger: Logger {
         var logger = Logger(label: "LocalHTTPServer")
-        logger.logLevel = .warning
+        logger.logLevel = .critical
         return logger
     }
 

@@ -2,6 +2,7 @@ public import Logging
 
 /// Runs `body` with a fresh ``LocalHTTPServer`` answering with `handler`, and shuts the server down
 /// afterwards, whether `body` returns or throws.
+@discardableResult
 public func withLocalHTTPServer<Result: Sendable>(
     logger: Logger = LocalHTTPServer.quietLogger,
     _ handler: @escaping LocalHTTPServer.Handler,
@@ -19,6 +20,7 @@ public func withLocalHTTPServer<Result: Sendable>(
 }
 
 /// Runs `body` with a fresh ``LocalRawServer`` behaving as `behavior`, and shuts it down afterwards.
+@discardableResult
 public func withLocalRawServer<Result: Sendable>(
     _ behavior: LocalRawServer.Behavior,
     _ body: (LocalRawServer) async throws -> Result

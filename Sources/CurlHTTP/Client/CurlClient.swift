@@ -36,7 +36,7 @@ public final class CurlClient: Service, Sendable {
     public func run() async throws {
         let multi = try CurlMulti(configuration: self.configuration)
         guard self.mailbox.beginRunning(waker: multi.waker) else {
-            self.logger.error("CurlClient.run() called more than once; ignoring")
+            self.logger.warning("CurlClient.run() called on a client that is running or has stopped; returning")
             return
         }
         let mailbox = self.mailbox

@@ -36,9 +36,11 @@ struct CurlResult: Sendable, Equatable {
             kind = .responseTooLarge
         case CURLE_WRITE_ERROR where exceededLimit:
             kind = .responseTooLarge
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL:
+            // UNSUPPORTED_PROTOCOL: URLs are checked before, so it means an HTTP/0.9 answer (not HTTP)
+            // or a redirect to a scheme other than http/https.
             kind = .invalidResponse
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_TOO_MANY_REDIRECTS:
+        case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_TOO_MANY_REDIRECTS:
             kind = .invalidRequest
         default:
             kind = .other

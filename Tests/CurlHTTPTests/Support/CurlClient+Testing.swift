@@ -12,6 +12,7 @@ extension Logger {
 }
 
 /// Runs `body` with a running ``CurlClient``, then cancels `run()` and waits for it to return.
+@discardableResult
 func withRunningClient<Result: Sendable>(
     _ configuration: CurlClient.Configuration = .init(),
     _ body: (CurlClient) async throws -> Result
