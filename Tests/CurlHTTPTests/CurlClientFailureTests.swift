@@ -99,6 +99,29 @@ struct CurlClientFailureTests {
         }
     }
 
+    @Test func tlsHandshakeFailureIsAConnectFailure() async throws {
+        // A plain TCP server that hangs up on the ClientHello.
+        try await withLocalRawServer(.closeAfterRequest) { server in
+            try await withRunningClient { client in
+                let error = await expectCurlError(.connectFailed) {
+                    _ = try await client.get("https://127.0.0.1:\(server.port)/")
+                }
+                #expect(error?.curlCode == 35)
+            }
+        }
+    }
+
+    @Test func configuredCABundleIsUsed() async throws {
+        try await withLocalRawServer(.closeAfterRequest) { server in
+            try await withRunningClient(.init(caBundlePath: "/nonexistent/storygate-ca.pem")) { client in
+                let error = await expectCurlError(.other) {
+                    _ = try await client.get("https://127.0.0.1:\(server.port)/")
+                }
+                #expect(error?.curlCode == 77, "CURLE_SSL_CACERT_BADFILE: the configured bundle was read")
+            }
+        }
+    }
+
     private static func chunkedResponse(chunks: Int, size: Int) -> String {
         let chunk = String(size, radix: 16) + "\r\n" + String(repeating: "x", count: size) + "\r\n"
         return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: chunk, count: chunks) + "0\r\n\r\n"

@@ -266,6 +266,7 @@ final class CurlEasy {
 /// after every easy handle was removed).
 final class CurlMulti {
     private let handle: UnsafeMutableRawPointer
+    private var closed = false
 
     /// A multi handle set up from `configuration` (multiplexing on, connection limits).
     init(configuration: CurlClient.Configuration) throws(CurlError) {
@@ -280,6 +281,14 @@ final class CurlMulti {
     }
 
     deinit {
+        self.close()
+    }
+
+    /// `curl_multi_cleanup`, closing cached connections; call on the owning thread once every easy handle
+    /// was removed and the ``waker`` dropped. Later calls (and `deinit`) do nothing.
+    func close() {
+        guard !self.closed else { return }
+        self.closed = true
         curl_multi_cleanup(self.handle)
     }
 

@@ -58,7 +58,8 @@ final class CurlDriver: @unchecked Sendable {
         }
         self.transfers.removeAll()
         self.ids.removeAll()
-        self.mailbox.driverStopped()
+        self.mailbox.driverStopped()  // drops the waker: now nobody else touches the multi handle
+        self.multi.close()
         self.logger.debug("curl driver thread stopped", metadata: ["unfinished_transfers": "\(unfinished)"])
         self.onExit()
     }
@@ -66,7 +67,7 @@ final class CurlDriver: @unchecked Sendable {
     private func start(_ id: TransferID, _ request: CurlRequest) {
         let easy: CurlEasy
         do {
-            try request.validate()
+            // `CurlClient.execute` validated the request already.
             easy = try CurlEasy(request: request, configuration: self.configuration)
         } catch {
             self.mailbox.complete(id, with: .failure(error))
