@@ -89,7 +89,15 @@ let package = Package(
         /// `swift run -c release StoryGateBenchmarks`: prints the numbers recorded in BENCHMARKS.md.
         .executableTarget(
             name: "StoryGateBenchmarks",
-            dependencies: ["IDTokens"],
+            dependencies: [
+                "IDTokens",
+                "CurlHTTP",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
 
