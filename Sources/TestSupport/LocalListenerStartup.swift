@@ -1,0 +1,49 @@
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Runs a local server's `Service` in a task and waits until it listens (or fails to), returning its port.
+enum LocalListenerStartup {
+    /// Resumed exactly once: with the port when listening, or with the error if `run()` failed first.
+    final class PortPromise: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Int, any Error>?>(nil)
+
+        func set(_ continuation: CheckedContinuation<Int, any Error>) {
+            self.continuation.withLock { $0 = continuation }
+        }
+
+        func resume(with result: Result<Int, any Error>) {
+            let continuation = self.continuation.withLock { value in
+                defer { value = nil }
+                return value
+            }
+            continuation?.resume(with: result)
+        }
+
+        /// For `onServerRunning`: the bound channel's port.
+        func listening(_ channel: any Channel) {
+            if let port = channel.localAddress?.port {
+                self.resume(with: .success(port))
+            } else {
+                self.resume(with: .failure(ChannelError.unknownLocalAddress))
+            }
+        }
+    }
+
+    /// Starts `makeService` in a new task; returns the port and the task (cancel it to stop the server).
+    static func run(_ promise: PortPromise, _ service: any Service) async throws -> (port: Int, task: Task<Void, Never>) {
+        var task: Task<Void, Never>?
+        let port = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+            promise.set(continuation)
+            task = Task {
+                do {
+                    try await service.run()
+                    promise.resume(with: .failure(CancellationError()))
+                } catch {
+                    promise.resume(with: .failure(error))
+                }
+            }
+        }
+        return (port, task!)
+    }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+
+/// A TCP server on `127.0.0.1` and an ephemeral port that misbehaves on purpose, for fault tests:
+/// it closes, resets or answers garbage instead of speaking HTTP.
+///
+/// Prefer the scoped ``withLocalRawServer(_:_:)``, which always shuts the server down.
+public final class LocalRawServer: Sendable {
+    /// What the server does with each connection.
+    public enum Behavior: Sendable {
+        /// Closes each connection as soon as it is accepted, reading nothing.
+        case closeOnAccept
+        /// Reads the first bytes of the request, then closes without answering.
+        case closeAfterRequest
+        /// Reads the first bytes of the request, then resets the connection (TCP RST).
+        case resetAfterRequest
+        /// Reads the first bytes of the request, sends `bytes`, then closes.
+        case reply([UInt8])
+    }
+
+    /// The port the server listens on.
+    public let port: Int
+    private let channel: any Channel
+
+    private init(port: Int, channel: any Channel) {
+        self.port = port
+        self.channel = channel
+    }
+
+    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(self.port)" }
+
+    /// Starts a server behaving as `behavior`; returns once it listens.
+    public static func start(_ behavior: Behavior) async throws -> LocalRawServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(behavior: behavior))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        return LocalRawServer(port: port, channel: channel)
+    }
+
+    /// Stops listening. Accepted connections are closed by their own behavior.
+    public func shutdown() async {
+        try? await self.channel.close()
+    }
+}
+
+/// Does a ``LocalRawServer/Behavior`` to one connection.
+private final class MisbehavingHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let behavior: LocalRawServer.Behavior
+    private var acted = false
+
+    init(behavior: LocalRawServer.Behavior) {
+        self.behavior = behavior
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if case .closeOnAccept = self.behavior {
+            self.acted = true
+            context.close(promise: nil)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.acted else { return }
+        self.acted = true
+        switch self.behavior {
+        case .closeOnAccept, .closeAfterRequest:
+            context.close(promise: nil)
+        case .resetAfterRequest:
+            // SO_LINGER on with a zero timeout turns close() into a reset.
+            let channel = context.channel
+            if let provider = channel as? any SocketOptionProvider {
+                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
+        case .reply(let bytes):
+            let channel = context.channel
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

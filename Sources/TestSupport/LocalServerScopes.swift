@@ -1,0 +1,37 @@
+public import Logging
+
+/// Runs `body` with a fresh ``LocalHTTPServer`` answering with `handler`, and shuts the server down
+/// afterwards, whether `body` returns or throws.
+@discardableResult
+public func withLocalHTTPServer<Result: Sendable>(
+    logger: Logger = LocalHTTPServer.quietLogger,
+    _ handler: @escaping LocalHTTPServer.Handler,
+    _ body: (LocalHTTPServer) async throws -> Result
+) async throws -> Result {
+    let server = try await LocalHTTPServer.start(logger: logger, handler)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// Runs `body` with a fresh ``LocalRawServer`` behaving as `behavior`, and shuts it down afterwards.
+@discardableResult
+public func withLocalRawServer<Result: Sendable>(
+    _ behavior: LocalRawServer.Behavior,
+    _ body: (LocalRawServer) async throws -> Result
+) async throws -> Result {
+    let server = try await LocalRawServer.start(behavior)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
