@@ -55,7 +55,7 @@ struct CertificateEndToEndTests {
     @Test("cert server down after start: the cached set keeps serving (stale-if-error) and the failure is counted")
     func downAfterStart() async throws {
         let endpoint = CertificateEndpoint()
-        try await GatewayHarness.run(certificates: endpoint) { gateway in
+        try await GatewayHarness.run(certificates: endpoint) { (gateway: GatewayHarness) async throws in
             let store = gateway.application.certificateStores[0]
             endpoint.update { $0.failing = true }
             await store.refresh()

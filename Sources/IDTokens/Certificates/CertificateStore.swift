@@ -21,6 +21,11 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
     public struct FetchCounters: Sendable, Equatable {
         public var succeeded = 0
         public var failed = 0
+
+        public init(succeeded: Int = 0, failed: Int = 0) {
+            self.succeeded = succeeded
+            self.failed = failed
+        }
     }
 
     public init(
