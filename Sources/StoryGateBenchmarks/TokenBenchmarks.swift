@@ -28,13 +28,14 @@ enum TokenBenchmarks {
         } catch {
             fatalError("benchmark token refused: \(error)")
         }
-        let verifyRate = measure(seconds: 3) { iterations in
+        // Best of three 1-second rounds: other processes on a 2-core machine only ever slow a round down.
+        let verifyRate = (0..<3).map { _ in measure(seconds: 1) { iterations in
             for _ in 0..<iterations {
                 let verified = try? verifier.verify(token, now: now, keys: { _ in keySet })
                 precondition(verified != nil)
             }
-        }
-        print(String(format: "uncached verify (TokenVerifier.verify, 1 thread): %.0f/s (%.2f µs each)", verifyRate, 1e6 / verifyRate))
+        } }.max()!
+        print(String(format: "uncached verify (TokenVerifier.verify, 1 thread, best of 3 s): %.0f/s (%.2f µs each)", verifyRate, 1e6 / verifyRate))
 
         let decodeRate = measure(seconds: 1) { iterations in
             for _ in 0..<iterations {
@@ -43,6 +44,16 @@ enum TokenBenchmarks {
             }
         }
         print(String(format: "decode only (DecodedToken): %.0f/s (%.2f µs each)", decodeRate, 1e6 / decodeRate))
+
+        let decoded = try! DecodedToken(compact: token)
+        let signingInput = decoded.signingInput
+        let signature = decoded.signature
+        let rsaRate = (0..<3).map { _ in measure(seconds: 1) { iterations in
+            for _ in 0..<iterations {
+                precondition(publicKey.verifyRS256(signature: signature, signedBytes: signingInput))
+            }
+        } }.max()!
+        print(String(format: "RSAPublicKey.verifyRS256 alone (SHA-256 + RSA): %.0f/s (%.2f µs each)", rsaRate, 1e6 / rsaRate))
 
         if let opensslRate = opensslVerifyRate() {
             print(String(format: "openssl speed rsa2048 verify: %.0f/s", opensslRate))

@@ -1,3 +1,4 @@
+import Foundation
 import IDTokens
 import Testing
 import TestSupport
@@ -28,11 +29,18 @@ struct KeySetTests {
         #expect(keys.skippedKeyIDs == ["ec", "junk", "num", "small"])
     }
 
-    @Test("the dev certificate set in certs/dev reads")
+    @Test("certs/dev: the dev key signs tokens that the dev certificate set verifies")
     func devCertificates() throws {
-        // certs/dev/certs.json shape: {"<sha1 of cert>": "-----BEGIN CERTIFICATE-----\n..."}
-        let json = TestKeys.googleX509JSON(["dev": TestKeys.primaryCertificatePEM])
-        #expect(try KeySet(googleX509JSON: json).count == 1)
+        // certs/dev/certs.json: {"<sha1 of the cert DER>": "-----BEGIN CERTIFICATE-----\n..."} (RSA-2048, self-signed);
+        // certs/dev/signing-key.pem: the matching PKCS#8 private key. Project: storygate-dev.
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../certs/dev")
+        let json = try Data(contentsOf: directory.appendingPathComponent("certs.json"))
+        let pem = try String(contentsOf: directory.appendingPathComponent("signing-key.pem"), encoding: .utf8)
+        let keys = try KeySet(googleX509JSON: [UInt8](json))
+        let kid = try #require(keys.keyIDs.first)
+        let token = TokenMinter(key: try RSAPrivateKey(pem: pem), keyID: kid).mint(uid: "dev-user", projectID: "storygate-dev", now: 1_700_000_000)
+        let verifier = TokenVerifier(projects: [FirebaseClaimRules(projectID: "storygate-dev", clockSkew: 0)])
+        #expect(try verifier.verify(token, now: 1_700_000_001, keys: { _ in keys }).uid == "dev-user")
     }
 
     @Test("refused documents", arguments: [
