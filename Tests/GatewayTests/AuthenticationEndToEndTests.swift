@@ -49,13 +49,13 @@ struct AuthenticationEndToEndTests {
             let now = WallClock.now()
             let cases: [(String, String, String)] = [
                 ("expired", self.minter.mint(uid: "bob", projectID: TestKeys.projectID, now: now - 7200, ttl: 3600), "expired"),
-                ("wrong audience", self.minter.mint(uid: "bob", projectID: "another-project", now: now), "audience"),
+                ("wrong audience", self.minter.mint(uid: "bob", projectID: "another-project", now: now), "aud"),
                 (
                     "bad signature",
                     TokenMinter(key: TestKeys.other, keyID: TestKeys.primaryKeyID).mint(uid: "bob", projectID: TestKeys.projectID, now: now),
                     "signature"
                 ),
-                ("malformed", "abc.def", "malformed"),
+                ("malformed", "abc.def", "base64url"),
                 ("unknown key", TokenMinter(key: TestKeys.primary, keyID: "no-such-kid").mint(uid: "bob", projectID: TestKeys.projectID, now: now), "key"),
             ]
             for (name, token, word) in cases {
