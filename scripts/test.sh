@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Sets up and runs the whole test suite (Swift Testing, in parallel; the tests start their own local servers).
+# Sets up and runs the whole test suite:
+#  1. the Swift Testing suites (in parallel; they start their own local servers: x509 cert server, redis-server, ...);
+#  2. the cross-check of token verification against the reference verifiers (firebase-admin, google-auth).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
+./scripts/crosscheck/run.sh .build/debug/storygate

@@ -157,6 +157,8 @@ def reference_verify(token):
         claims = auth.verify_id_token(token, clock_skew_seconds=0)
         return True, claims.get("uid")
     except Exception as error:  # any rejection
+        if os.environ.get("CROSSCHECK_DEBUG"):
+            import traceback; traceback.print_exc()
         return False, type(error).__name__
 
 
@@ -204,8 +206,10 @@ def main():
     os.environ.pop("FIREBASE_AUTH_EMULATOR_HOST", None)
 
     class NoCredential(credentials.Base):
+        # verify_id_token needs no credential; the auth client only wants an object to hold.
         def get_credential(self):
-            raise RuntimeError("not needed")
+            import google.auth.credentials
+            return google.auth.credentials.AnonymousCredentials()
 
     firebase_admin.initialize_app(NoCredential(), {"projectId": PROJECT})
 

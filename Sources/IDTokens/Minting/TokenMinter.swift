@@ -16,8 +16,10 @@ public struct TokenMinter: Sendable {
     /// A Firebase-shaped ID token: header `{alg RS256, kid, typ JWT}`; payload `iss`, `aud`, `auth_time`,
     /// `user_id`, `sub`, `iat`, `exp`, `firebase {identities {}, sign_in_provider "custom"}`, then the
     /// extra string claims sorted by name (reserved names are skipped). `iat` = `auth_time` = `now`,
-    /// `exp` = `now + ttl`.
+    /// `exp` = `now + ttl`, in whole seconds as Firebase issues them.
     public func mint(uid: String, projectID: String, now: Double, ttl: Double = 3600, extraClaims: [String: String] = [:]) -> String {
+        let now = now.rounded(.down)
+        let ttl = ttl.rounded(.down)
         let header = "{\"alg\":\"RS256\",\"kid\":\(JSONWriter.quoted(keyID)),\"typ\":\"JWT\"}"
         var payload = "{\"iss\":" + JSONWriter.quoted("https://securetoken.google.com/" + projectID)
         payload += ",\"aud\":" + JSONWriter.quoted(projectID)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs crosscheck.py in its own virtualenv (under .build/, which git ignores) against a built storygate.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+binary="${1:-.build/debug/storygate}"
+venv=.build/crosscheck-venv
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/crosscheck/requirements.txt
+fi
+exec "$venv/bin/python" scripts/crosscheck/crosscheck.py --binary "$binary" --mutations "${CROSSCHECK_MUTATIONS:-400}"
