@@ -5,16 +5,16 @@ import TestSupport
 @Suite("CurlClient lifecycle and cancellation", .timeLimit(.minutes(1)))
 struct CurlClientLifecycleTests {
     @Test func cancellingTheTaskRemovesTheTransferAndClosesTheConnection() async throws {
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
         try await withLocalHTTPServer({ _ in
+            arrived.yield()
             try await Task.sleep(for: .seconds(30))
             return .text("too late")
         }) { server in
             try await withRunningClient { client in
                 let call = Task { try await client.get(server.baseURL + "/hang") }
                 // Cancel only once the request has reached the server, so the transfer is mid-flight.
-                while server.requestCount == 0 {
-                    await Task.yield()
-                }
+                await arrivals.first { _ in true }
                 call.cancel()
                 await expectCurlError(.cancelled) { _ = try await call.value }
                 await server.waitForClosedConnections(atLeast: 1)
@@ -42,15 +42,19 @@ struct CurlClientLifecycleTests {
     }
 
     @Test func shutdownFailsPendingCallsAndRunReturns() async throws {
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
         try await withLocalHTTPServer({ _ in
+            arrived.yield()
             try await Task.sleep(for: .seconds(30))
             return .text("too late")
         }) { server in
             let client = CurlClient(logger: .curlTests)
             let run = Task { try await client.run() }
             let calls = (0..<5).map { _ in Task { try await client.get(server.baseURL + "/hang") } }
-            while server.requestCount < 5 {
-                await Task.yield()
+            // Shut down once all five are in flight.
+            var iterator = arrivals.makeAsyncIterator()
+            for _ in 0..<5 {
+                await iterator.next()
             }
             run.cancel()
             try await run.value

@@ -92,6 +92,25 @@ struct CurlClientRoundTripTests {
         }
     }
 
+    @Test func redirectsAreFollowedOnlyWhenAsked() async throws {
+        try await withLocalHTTPServer({ request in
+            request.path == "/start"
+                ? LocalResponse(status: 302, headers: [("Location", "/final"), ("X-Hop", "first")])
+                : .text("arrived")
+        }) { server in
+            try await withRunningClient { client in
+                let notFollowed = try await client.get(server.baseURL + "/start")
+                #expect(notFollowed.status == 302)
+                #expect(notFollowed.header("Location") == "/final")
+
+                let followed = try await client.execute(CurlRequest(url: server.baseURL + "/start", maxRedirects: 3))
+                #expect(followed.status == 200)
+                #expect(followed.bodyText == "arrived")
+                #expect(followed.header("X-Hop") == nil, "only the final response's headers")
+            }
+        }
+    }
+
     @Test func manyConcurrentCallsOnOneClientAllComplete() async throws {
         try await withLocalHTTPServer({ request in
             .text(String(request.path.dropFirst()))

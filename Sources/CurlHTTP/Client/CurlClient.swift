@@ -34,7 +34,13 @@ public final class CurlClient: Service, Sendable {
     /// or cancellation, with the thread stopped, every transfer removed and every pending call failed
     /// with ``CurlError/shutdown``. A second call returns at once.
     public func run() async throws {
-        let multi = try CurlMulti(configuration: self.configuration)
+        let multi: CurlMulti
+        do {
+            multi = try CurlMulti(configuration: self.configuration)
+        } catch {
+            self.mailbox.requestShutdown()  // fail calls queued for a client that cannot run
+            throw error
+        }
         guard self.mailbox.beginRunning(waker: multi.waker) else {
             self.logger.warning("CurlClient.run() called on a client that is running or has stopped; returning")
             return

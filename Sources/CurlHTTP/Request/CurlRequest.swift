@@ -7,6 +7,8 @@ public struct CurlRequest: Sendable {
     /// The method token, e.g. `GET`, `POST`. Default `GET`.
     public var method: String
     /// Header fields to send, in order. libcurl adds `Host`, `Content-Length` and `Accept: */*` itself.
+    /// A body is sent without `Content-Type` unless one is given here (not libcurl's form default), and
+    /// `Expect: 100-continue` is never sent unless given here. An empty value sends the header empty.
     public var headers: [CurlHeader]
     /// The request body, or `nil` for none. Default `nil`.
     public var body: [UInt8]?
