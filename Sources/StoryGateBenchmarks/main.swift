@@ -1,4 +1,4 @@
-// `swift run -c release StoryGateBenchmarks [tokens]`: prints throughput figures (see TokenBenchmarks).
+// `swift run -c release StoryGateBenchmarks [tokens|curl|ratelimit ...]`: prints the figures in BENCHMARKS.md.
 let arguments = CommandLine.arguments.dropFirst()
 let suites = arguments.isEmpty ? ["tokens"] : Array(arguments)
 for suite in suites {
@@ -7,7 +7,9 @@ for suite in suites {
         TokenBenchmarks.run()
     case "tokens-profile":
         TokenBenchmarks.profile()
+    case "curl":
+        try await runCurlBenchmarks()
     default:
-        print("unknown benchmark suite \(suite); known: tokens")
+        print("unknown benchmark suite \(suite); known: tokens, curl")
     }
 }
