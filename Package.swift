@@ -69,6 +69,40 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Typed OpenAI requests and responses over CurlHTTP, retries and error mapping; the `AIProvider` contract.
+        .target(
+            name: "OpenAI",
+            dependencies: [
+                "CurlHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The five AI functions (story, scenes, audio, avatar, illustration), their validation and prompts,
+        /// moderation, the media store, MP3/PNG handling, and the offline provider.
+        .target(
+            name: "StoryFunctions",
+            dependencies: [
+                "OpenAI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// `storygate mock-openai`: OpenAI's HTTP API shape served from the offline provider, with fault injection.
+        .target(
+            name: "MockOpenAI",
+            dependencies: [
+                "StoryFunctions",
+                "OpenAI",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// The HTTP edge: configuration, routes, authentication, errors to HTTP, the server.
         .target(
             name: "Gateway",
@@ -76,6 +110,8 @@ let package = Package(
                 "IDTokens",
                 "CurlHTTP",
                 "RateLimiting",
+                "OpenAI",
+                "StoryFunctions",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +129,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "IDTokens",
+                "MockOpenAI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -144,9 +181,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "OpenAITests",
+            dependencies: ["OpenAI", "CurlHTTP", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StoryFunctionsTests",
+            dependencies: ["StoryFunctions", "OpenAI", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MockOpenAITests",
+            dependencies: ["MockOpenAI", "OpenAI", "StoryFunctions", "CurlHTTP", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "IDTokens", "CurlHTTP", "TestSupport",
+                "Gateway", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

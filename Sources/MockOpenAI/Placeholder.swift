@@ -1,0 +1,1 @@
+// Placeholder so the package builds; replaced as the module grows.
