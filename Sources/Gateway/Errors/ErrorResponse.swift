@@ -11,18 +11,11 @@ enum ErrorResponse {
         }
         json += "},\"requestId\":\(JSONText.string(requestID)),\"timestamp\":\(JSONText.string(HTTPDate.rfc3339(now)))}"
 
-        var headers = HTTPFields()
-        headers.reserveCapacity(6)
+        var headers = error.headers
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         if let retryAfter = error.retryAfter {
             headers[.retryAfter] = String(retryAfter)
-        }
-        if let challenge = error.challenge {
-            headers[.wwwAuthenticate] = challenge
-        }
-        if let allow = error.allow {
-            headers[.allow] = allow
         }
         return Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }

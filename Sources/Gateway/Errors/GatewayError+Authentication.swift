@@ -13,7 +13,7 @@ extension GatewayError {
                 : "Missing credentials: send Authorization: Bearer <Firebase ID token>.",
             reason: "missing"
         )
-        error.challenge = "Bearer realm=\"\(Self.realm)\""
+        error.headers[.wwwAuthenticate] = "Bearer realm=\"\(Self.realm)\""
         return error
     }
 
@@ -23,7 +23,7 @@ extension GatewayError {
             status: .badRequest, code: "INVALID_ARGUMENT",
             message: "Send exactly one Authorization header.", reason: "multiple_credentials"
         )
-        error.challenge = "Bearer realm=\"\(Self.realm)\", error=\"invalid_request\""
+        error.headers[.wwwAuthenticate] = "Bearer realm=\"\(Self.realm)\", error=\"invalid_request\""
         return error
     }
 
@@ -43,7 +43,7 @@ extension GatewayError {
     /// A presented bearer token that is not acceptable: 401 with an `invalid_token` challenge (RFC 6750 §3.1).
     static func invalidToken(_ message: String, reason: String) -> GatewayError {
         var error = GatewayError(status: .unauthorized, code: "UNAUTHENTICATED", message: message, reason: reason)
-        error.challenge = "Bearer realm=\"\(Self.realm)\", error=\"invalid_token\", error_description=\"\(Self.quotedStringSafe(message))\""
+        error.headers[.wwwAuthenticate] = "Bearer realm=\"\(Self.realm)\", error=\"invalid_token\", error_description=\"\(Self.quotedStringSafe(message))\""
         return error
     }
 

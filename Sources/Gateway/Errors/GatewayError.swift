@@ -12,10 +12,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     public let message: String
     /// Seconds until a retry may succeed (`Retry-After`).
     public var retryAfter: Int?
-    /// The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3).
-    public var challenge: String?
-    /// The `Allow` header of a 405.
-    public var allow: String?
+    /// Headers the answer carries besides the JSON body: `WWW-Authenticate` (RFC 6750 §3), `Allow`,
+    /// `RateLimit-Policy` and `RateLimit`.
+    public var headers = HTTPFields()
     /// A label for metrics and logs: the reason behind the code (e.g. `expired`).
     public let reason: String
 
@@ -41,7 +40,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         var error = GatewayError(
             status: .methodNotAllowed, code: "METHOD_NOT_ALLOWED", message: "This path does not accept that method."
         )
-        error.allow = allowed.map(\.rawValue).joined(separator: ", ")
+        error.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
         return error
     }
 
