@@ -73,6 +73,9 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         }
     }
 
+    /// Connections currently open to Redis: 0 before `run()` has connected and during an outage (for readiness).
+    public var liveConnectionCount: Int { self.pool.liveConnectionCount }
+
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         let deadline = NIODeadline.now() + self.timeout

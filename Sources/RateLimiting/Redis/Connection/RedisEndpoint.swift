@@ -6,6 +6,14 @@ struct RedisEndpoint: Sendable, Equatable {
     var password: String?
     var database: Int
 
+    init(host: String, port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+    }
+
     /// Parses a Redis URL. The scheme must be `redis`; the port defaults to 6379 and the database to 0;
     /// user and password may be percent-encoded; an IPv6 host is written in brackets.
     init(url: String) throws(RateLimitStoreError) {

@@ -103,6 +103,11 @@ final class RedisConnectionPool: Sendable {
         }
     }
 
+    /// Slots holding an open connection.
+    var liveConnectionCount: Int {
+        self.state.withLock { state in state.slots.reduce(0) { $0 + (($1.connection?.isActive ?? false) ? 1 : 0) } }
+    }
+
     /// Sets up connections on request and retries idle slots every `reconnectInterval`, until cancelled or
     /// `shutdown()`; then closes every connection.
     func run() async {
