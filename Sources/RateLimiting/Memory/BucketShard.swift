@@ -6,7 +6,7 @@ final class BucketShard: Sendable {
     /// Keeps neighbouring shards' locks off one cache line.
     private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
 
-    func check(_ limit: RateLimit, key: String, cost: Double, now: Double) -> RateLimitDecision {
+    func check(_ limit: RateLimit, key: BucketKey, cost: Double, now: Double) -> RateLimitDecision {
         self.tables.withLock { tables in
             // Few limits exist, so a linear scan beats hashing the name again.
             for index in tables.indices where tables[index].name == limit.name {

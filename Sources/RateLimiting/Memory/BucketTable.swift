@@ -1,11 +1,11 @@
-/// One limit's buckets within one shard, keyed by the caller's key (no per-check string building).
+/// One limit's buckets within one shard, keyed by the caller's key's fingerprint (no per-check string building).
 struct BucketTable {
     /// The limit's name; compared with `==`, which is a pointer check when the caller passes the same `RateLimit`.
     let name: String
     /// The most recent capacity and period seen for this limit, used to decide which buckets are full when sweeping.
     var capacity: Double
     var period: Double
-    var buckets: [String: TokenBucket] = [:]
+    var buckets: [BucketKey: TokenBucket] = [:]
     /// Buckets added since the last sweep; a sweep runs when it reaches half the table (amortised O(1) per insert).
     var insertsSinceSweep = 0
 
@@ -17,7 +17,7 @@ struct BucketTable {
 
     static let minimumInsertsBetweenSweeps = 256
 
-    mutating func check(_ limit: RateLimit, key: String, cost: Double, now: Double) -> RateLimitDecision {
+    mutating func check(_ limit: RateLimit, key: BucketKey, cost: Double, now: Double) -> RateLimitDecision {
         if self.capacity != limit.capacity || self.period != limit.period {
             self.capacity = limit.capacity
             self.period = limit.period
@@ -41,9 +41,16 @@ struct BucketTable {
     mutating func sweep(now: Double) -> Int {
         self.insertsSinceSweep = 0
         let limit = RateLimit(name: self.name, capacity: self.capacity, period: self.period)
-        let before = self.buckets.count
-        // Rebuilding also returns the memory of a table that shrank.
-        self.buckets = self.buckets.filter { !$0.value.isFull(limit: limit, now: now) }
-        return before - self.buckets.count
+        var full: [BucketKey] = []
+        for (key, bucket) in self.buckets where bucket.isFull(limit: limit, now: now) {
+            full.append(key)
+        }
+        if full.count > self.buckets.count / 4 {
+            // Rebuilding returns the memory of a table that shrank a lot.
+            self.buckets = self.buckets.filter { !$0.value.isFull(limit: limit, now: now) }
+        } else {
+            for key in full { self.buckets.removeValue(forKey: key) }
+        }
+        return full.count
     }
 }

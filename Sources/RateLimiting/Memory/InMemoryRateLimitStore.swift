@@ -1,7 +1,8 @@
 /// Buckets in this process: the embedded default for a single gateway.
 ///
 /// Keys are spread over `shardCount` shards, each a `Mutex` around per-limit dictionaries, so a check is O(1)
-/// under one shard's lock and never a global one. Memory stays bounded: buckets that would be full again are
+/// under one shard's lock and never a global one. Keys are held as 128-bit keyed fingerprints (`BucketKey`),
+/// 16 bytes inline, not as Strings. Memory stays bounded: buckets that would be full again are
 /// dropped by `sweep(now:)` and, opportunistically, by a table when it has grown by half since its last sweep.
 public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
     private let shards: [BucketShard]
@@ -26,7 +27,8 @@ public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
 
     /// The synchronous hot path (no suspension): the async `check` calls it with the store's clock.
     public func checkNow(_ limit: RateLimit, key: String, cost: Double, now: Double) -> RateLimitDecision {
-        self.shard(for: key).check(limit, key: key, cost: cost, now: now)
+        let bucketKey = BucketKey(key)
+        return self.shard(for: bucketKey).check(limit, key: bucketKey, cost: cost, now: now)
     }
 
     /// Buckets currently held, over all shards (takes each shard's lock in turn).
@@ -42,10 +44,9 @@ public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
     /// Drops idle buckets at the store's own clock.
     public func sweep() -> Int { self.sweep(now: self.now()) }
 
-    private func shard(for key: String) -> BucketShard {
+    private func shard(for key: BucketKey) -> BucketShard {
         guard self.shardShift < 64 else { return self.shards[0] }
-        // Fibonacci hashing: the high bits of the mixed hash pick the shard, independent of the dictionary's own use.
-        let mixed = UInt64(UInt(bitPattern: key.hashValue)) &* 0x9E37_79B9_7F4A_7C15
-        return self.shards[Int(truncatingIfNeeded: mixed >> UInt64(self.shardShift))]
+        // The fingerprint's high half picks the shard; the dictionaries hash the low half.
+        return self.shards[Int(truncatingIfNeeded: key.high >> UInt64(self.shardShift))]
     }
 }
