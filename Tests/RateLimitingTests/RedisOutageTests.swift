@@ -8,17 +8,19 @@ import Testing
 struct RedisOutageTests {
     let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
 
+    /// The timeout is long here on purpose: a dead Redis must fail checks at once (refused), not by timing out.
+    /// (A check that times out may still have run in Redis, so the recovery assertions need no timeouts.)
     @Test func killedRedisFailsFastThenRecoversAfterRestart() async throws {
         try await withRedisServer { redis async throws in
-            try await withRedisStore(redis, configure: { $0.timeout = .milliseconds(300) }) { store async throws in
+            try await withRedisStore(redis, configure: { $0.timeout = .seconds(2) }) { store async throws in
                 #expect(try await store.check(limit, key: "kim", cost: 1).remaining == 9)
 
                 redis.kill()
                 let clock = ContinuousClock()
                 for _ in 0..<20 {
                     let started = clock.now
-                    await #expect(throws: RateLimitStoreError.self) { try await store.check(limit, key: "kim", cost: 1) }
-                    #expect(clock.now - started < .seconds(1))
+                    await #expect(throws: RateLimitStoreError.unavailable) { try await store.check(limit, key: "kim", cost: 1) }
+                    #expect(clock.now - started < .milliseconds(500))
                 }
 
                 try await redis.restart()
@@ -32,7 +34,7 @@ struct RedisOutageTests {
 
     @Test func failoverFailsOpenToTheLocalBucket() async throws {
         try await withRedisServer { redis async throws in
-            try await withRedisStore(redis, configure: { $0.timeout = .milliseconds(300) }) { redisStore async throws in
+            try await withRedisStore(redis, configure: { $0.timeout = .seconds(2) }) { redisStore async throws in
                 let fallback = InMemoryRateLimitStore()
                 let store = FailoverRateLimitStore(primary: redisStore, fallback: fallback, policy: .failOpen, logger: Logger(label: "test"))
                 #expect(try await store.check(limit, key: "lee", cost: 1).remaining == 9)
@@ -62,7 +64,7 @@ struct RedisOutageTests {
 
     @Test func failoverFailsClosedWhenConfigured() async throws {
         try await withRedisServer { redis async throws in
-            try await withRedisStore(redis, configure: { $0.timeout = .milliseconds(300) }) { redisStore async throws in
+            try await withRedisStore(redis, configure: { $0.timeout = .seconds(2) }) { redisStore async throws in
                 let store = FailoverRateLimitStore(primary: redisStore, fallback: InMemoryRateLimitStore(), policy: .failClosed, logger: Logger(label: "test"))
                 #expect(try await store.check(limit, key: "max", cost: 1).allowed)
                 redis.kill()
@@ -76,7 +78,6 @@ struct RedisOutageTests {
     @Test func stalledRedisTimesOutWithoutHanging() async throws {
         try await withRedisServer { redis async throws in
             try await withRedisStore(redis, configure: { $0.timeout = .milliseconds(250) }) { store async throws in
-                #expect(try await store.check(limit, key: "ned", cost: 1).allowed)
                 // DEBUG SLEEP blocks Redis for 2 s: checks meanwhile time out, and later ones succeed again.
                 try redis.cliInBackground("DEBUG", "SLEEP", "2")
                 let clock = ContinuousClock()
