@@ -1,0 +1,86 @@
+public import Logging
+import Synchronization
+
+/// Redis first; when the primary store fails, apply the policy.
+///
+/// - `failOpen` (the default in the gateway): decide with a local in-memory bucket instead, so an outage
+///   degrades the fleet-wide limit to a per-replica one rather than rejecting every request.
+/// - `failClosed`: rethrow the primary's error; the gateway answers 503.
+///
+/// Each failure is counted; a warning is logged at most once per `warningInterval` seconds.
+public final class FailoverRateLimitStore: RateLimitStore, Sendable {
+    /// What to do when the primary store cannot decide.
+    public enum Policy: String, Sendable {
+        /// Decide with the local fallback bucket.
+        case failOpen = "open"
+        /// Throw the primary's error.
+        case failClosed = "closed"
+    }
+
+    public let policy: Policy
+    private let primary: any RateLimitStore
+    private let fallback: InMemoryRateLimitStore
+    private let logger: Logger
+    private let warningInterval: Double
+    private let fallbacks = Atomic<Int>(0)
+    private let failures = Atomic<Int>(0)
+    /// Monotonic milliseconds of the last warning, or `Int.min` before the first one.
+    private let lastWarning = Atomic<Int>(Int.min)
+
+    /// - Parameters:
+    ///   - primary: the shared store, usually `RedisRateLimitStore`.
+    ///   - fallback: the local buckets used when failing open.
+    ///   - policy: `.failOpen` or `.failClosed`.
+    ///   - logger: receives the rate-limited warnings.
+    ///   - warningInterval: at most one warning per this many seconds; default 5.
+    public init(
+        primary: any RateLimitStore,
+        fallback: InMemoryRateLimitStore,
+        policy: Policy,
+        logger: Logger,
+        warningInterval: Double = 5
+    ) {
+        self.primary = primary
+        self.fallback = fallback
+        self.policy = policy
+        self.logger = logger
+        self.warningInterval = warningInterval
+    }
+
+    /// Checks answered by the fallback because the primary failed.
+    public var fallbackCount: Int { self.fallbacks.load(ordering: .relaxed) }
+    /// Checks on which the primary failed, whatever the policy.
+    public var failureCount: Int { self.failures.load(ordering: .relaxed) }
+
+    public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
+        do {
+            return try await self.primary.check(limit, key: key, cost: cost)
+        } catch {
+            self.failures.add(1, ordering: .relaxed)
+            self.warnIfDue(error)
+            switch self.policy {
+            case .failClosed:
+                throw error
+            case .failOpen:
+                self.fallbacks.add(1, ordering: .relaxed)
+                return try await self.fallback.check(limit, key: key, cost: cost)
+            }
+        }
+    }
+
+    private func warnIfDue(_ error: RateLimitStoreError) {
+        let now = Int(MonotonicClock.now() * 1000)
+        let last = self.lastWarning.load(ordering: .relaxed)
+        guard last == Int.min || now - last >= Int(self.warningInterval * 1000) else { return }
+        guard self.lastWarning.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
+        self.logger.warning(
+            "Rate-limit store failed; applying failure policy",
+            metadata: [
+                "error": "\(error.shortDescription)",
+                "detail": "\(error)",
+                "policy": "\(self.policy.rawValue)",
+                "failures": "\(self.failureCount)",
+            ]
+        )
+    }
+}

@@ -1,0 +1,90 @@
+import NIOCore
+
+/// Pipelines commands on one connection: writes each command as it comes and answers replies in order from a
+/// FIFO of pending promises (RESP replies arrive in the order the commands were sent).
+///
+/// A request whose deadline passes fails with `.timeout`, but its place in the FIFO stays (its reply will still
+/// come and is dropped), so one slow reply never shifts the answers of others. A connection whose oldest request
+/// has waited longer than `stallLimit` is closed so the pool replaces it. When the connection closes, every
+/// pending request fails with `.unavailable`.
+final class RedisCommandHandler: ChannelDuplexHandler {
+    typealias InboundIn = RESPValue
+    typealias OutboundIn = RedisRequest
+    typealias OutboundOut = RedisCommand
+
+    private struct Pending {
+        let id: UInt64
+        var promise: EventLoopPromise<RESPValue>?
+        var timeout: Scheduled<Void>?
+        let sentAt: NIODeadline
+    }
+
+    private var pending = CircularBuffer<Pending>(initialCapacity: 16)
+    private var nextID: UInt64 = 0
+    private var isClosed = false
+    private let stallLimit: TimeAmount
+
+    init(stallLimit: TimeAmount) {
+        self.stallLimit = stallLimit
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = Self.unwrapOutboundIn(data)
+        guard !self.isClosed else {
+            request.promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "connection closed"))
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        let id = self.nextID
+        self.nextID &+= 1
+        let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: request.deadline) { [self] in
+            self.timedOut(id, context: context)
+        }
+        self.pending.append(Pending(id: id, promise: request.promise, timeout: timeout, sentAt: .now()))
+        context.write(Self.wrapOutboundOut(request.command), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let value = Self.unwrapInboundIn(data)
+        guard let head = self.pending.popFirst() else {
+            self.fail(context: context, with: .protocolError.with(detail: "reply without a request"))
+            return
+        }
+        head.timeout?.cancel()
+        head.promise?.succeed(value)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.failAll(with: .unavailable.with(detail: "connection closed"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let storeError = (error as? RateLimitStoreError) ?? .unavailable.with(detail: "\(error)")
+        self.fail(context: context, with: storeError)
+    }
+
+    private func timedOut(_ id: UInt64, context: ChannelHandlerContext) {
+        if let index = self.pending.firstIndex(where: { $0.id == id }) {
+            self.pending[index].promise?.fail(RateLimitStoreError.timeout)
+            self.pending[index].promise = nil
+            self.pending[index].timeout = nil
+        }
+        if let oldest = self.pending.first, NIODeadline.now() - oldest.sentAt > self.stallLimit {
+            self.fail(context: context, with: .timeout.with(detail: "connection stalled"))
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, with error: RateLimitStoreError) {
+        self.failAll(with: error)
+        context.close(promise: nil)
+    }
+
+    private func failAll(with error: RateLimitStoreError) {
+        self.isClosed = true
+        while let entry = self.pending.popFirst() {
+            entry.timeout?.cancel()
+            entry.promise?.fail(error)
+        }
+    }
+}

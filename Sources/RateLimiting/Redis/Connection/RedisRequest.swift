@@ -1,0 +1,8 @@
+import NIOCore
+
+/// A command on its way into the pipeline: the promise for its reply and when the caller stops waiting.
+struct RedisRequest: Sendable {
+    let command: RedisCommand
+    let promise: EventLoopPromise<RESPValue>
+    let deadline: NIODeadline
+}

@@ -1,0 +1,98 @@
+import NIOCore
+
+/// Decodes RESP2 replies; a reply split across reads waits for more bytes.
+struct RESPDecoder: ByteToMessageDecoder {
+    typealias InboundOut = RESPValue
+
+    /// Bounds that keep a confused or hostile peer from exhausting memory.
+    static let maximumBulkLength = 16 * 1024 * 1024
+    static let maximumArrayCount = 1024 * 1024
+    static let maximumDepth = 8
+    static let maximumLineLength = 64 * 1024
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let value = try Self.parse(&buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(value))
+        return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        try self.decode(context: context, buffer: &buffer)
+    }
+
+    /// Parses one complete reply and moves the reader index past it, or returns nil (and leaves the buffer
+    /// as it was) when the reply is not complete yet.
+    static func parse(_ buffer: inout ByteBuffer) throws(RateLimitStoreError) -> RESPValue? {
+        var view = buffer
+        guard let value = try self.parseValue(&view, depth: 0) else { return nil }
+        buffer.moveReaderIndex(to: view.readerIndex)
+        return value
+    }
+
+    private static func parseValue(_ buffer: inout ByteBuffer, depth: Int) throws(RateLimitStoreError) -> RESPValue? {
+        guard depth <= Self.maximumDepth else { throw .protocolError.with(detail: "RESP nesting too deep") }
+        guard let type = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return nil }
+        var body = buffer
+        body.moveReaderIndex(forwardBy: 1)
+        guard let line = try self.readLine(&body) else { return nil }
+        let value: RESPValue
+        switch type {
+        case UInt8(ascii: "+"):
+            value = .simpleString(String(buffer: line))
+        case UInt8(ascii: "-"):
+            value = .error(String(buffer: line))
+        case UInt8(ascii: ":"):
+            value = .integer(try self.integer(line))
+        case UInt8(ascii: "$"):
+            let length = try self.integer(line)
+            if length < 0 {
+                value = .bulkString(nil)
+                break
+            }
+            guard length <= Self.maximumBulkLength else { throw .protocolError.with(detail: "bulk string too long") }
+            guard body.readableBytes >= Int(length) + 2 else { return nil }
+            let bytes = body.readSlice(length: Int(length))!
+            guard body.readInteger(as: UInt16.self) == 0x0D0A else { throw .protocolError.with(detail: "bulk string not terminated") }
+            value = .bulkString(bytes)
+        case UInt8(ascii: "*"):
+            let count = try self.integer(line)
+            if count < 0 {
+                value = .array(nil)
+                break
+            }
+            guard count <= Self.maximumArrayCount else { throw .protocolError.with(detail: "array too long") }
+            var elements: [RESPValue] = []
+            elements.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let element = try self.parseValue(&body, depth: depth + 1) else { return nil }
+                elements.append(element)
+            }
+            value = .array(elements)
+        default:
+            throw .protocolError.with(detail: "unknown RESP type byte \(type)")
+        }
+        buffer = body
+        return value
+    }
+
+    /// Reads up to CRLF, returning the line without it, or nil when no CRLF has arrived yet.
+    private static func readLine(_ buffer: inout ByteBuffer) throws(RateLimitStoreError) -> ByteBuffer? {
+        let view = buffer.readableBytesView
+        guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else {
+            if view.count > Self.maximumLineLength { throw .protocolError.with(detail: "line too long") }
+            return nil
+        }
+        let length = newline - view.startIndex
+        guard length >= 1, view[newline - 1] == UInt8(ascii: "\r") else {
+            throw .protocolError.with(detail: "line not terminated by CRLF")
+        }
+        let line = buffer.readSlice(length: length - 1)!
+        buffer.moveReaderIndex(forwardBy: 2)
+        return line
+    }
+
+    private static func integer(_ line: ByteBuffer) throws(RateLimitStoreError) -> Int64 {
+        guard let value = Int64(String(buffer: line)) else { throw .protocolError.with(detail: "malformed integer") }
+        return value
+    }
+}

@@ -1,0 +1,42 @@
+/// SHA-1 (FIPS 180-4), only to name a Lua script the way Redis does (`EVALSHA`); not for security.
+enum SHA1 {
+    /// The lowercase hex digest of `text`'s UTF-8 bytes.
+    static func hexDigest(_ text: String) -> String {
+        var message = Array(text.utf8)
+        let bitLength = UInt64(message.count) * 8
+        message.append(0x80)
+        while message.count % 64 != 56 { message.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var w = [UInt32](repeating: 0, count: 80)
+        for chunk in stride(from: 0, to: message.count, by: 64) {
+            for i in 0..<16 {
+                let base = chunk + i * 4
+                w[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
+            }
+            for i in 16..<80 { w[i] = rotateLeft(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
+            var (a, b, c, d, e) = h
+            for i in 0..<80 {
+                let (f, k): (UInt32, UInt32)
+                switch i {
+                case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
+                case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
+                case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
+                }
+                let temp = rotateLeft(a, 5) &+ f &+ e &+ k &+ w[i]
+                (e, d, c, b, a) = (d, c, rotateLeft(b, 30), a, temp)
+            }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+        }
+        return [h.0, h.1, h.2, h.3, h.4].map { word in
+            let hex = String(word, radix: 16)
+            return String(repeating: "0", count: 8 - hex.count) + hex
+        }.joined()
+    }
+
+    private static func rotateLeft(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value << count) | (value >> (32 - count))
+    }
+}

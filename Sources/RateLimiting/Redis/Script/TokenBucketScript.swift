@@ -1,0 +1,113 @@
+import NIOCore
+
+/// The Lua script that applies `TokenBucket`'s rules atomically inside Redis, with Redis's own clock.
+///
+/// One hash per bucket holds `tokens` and `ts` (Redis `TIME` in seconds, with microseconds); it expires when the
+/// bucket would be full again, so idle users cost nothing. The reply is
+/// `[allowed, shadowLimited, remaining, retryAfter, secondsToNextToken]`: the decimals travel as strings because
+/// Redis truncates Lua numbers to integers in replies.
+enum TokenBucketScript {
+    static let source = """
+        -- StoryGate token bucket. KEYS[1]: the bucket's hash. ARGV: capacity, period (s), cost, shadow ("1"/"0").
+        -- Keep in step with TokenBucket.swift.
+        redis.replicate_commands()
+        local capacity = tonumber(ARGV[1])
+        local period = tonumber(ARGV[2])
+        local cost = tonumber(ARGV[3])
+        local shadow = ARGV[4] == "1"
+        local tolerance = 1e-9
+        local clock = redis.call("TIME")
+        local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+        local state = redis.call("HMGET", KEYS[1], "tokens", "ts")
+        local tokens = tonumber(state[1])
+        local updated = tonumber(state[2])
+        if tokens == nil or updated == nil then
+          tokens = capacity
+          updated = now
+        end
+        if now > updated then
+          tokens = tokens + (now - updated) * capacity / period
+          updated = now
+        end
+        tokens = math.min(capacity, tokens)
+        local allowed, limited, retry = 1, 0, 0
+        if cost <= tokens + tolerance then
+          tokens = math.max(0, tokens - cost)
+        else
+          retry = (cost - tokens) * period / capacity
+          if shadow then
+            limited = 1
+            tokens = 0
+          else
+            allowed = 0
+          end
+        end
+        local whole = math.floor(tokens + tolerance)
+        local nextToken = 0
+        if tokens < capacity - tolerance then
+          nextToken = (math.min(whole + 1, capacity) - tokens) * period / capacity
+        end
+        if allowed == 1 then
+          local ttl = math.ceil((capacity - tokens) * period / capacity * 1000)
+          if ttl > 0 then
+            redis.call("HSET", KEYS[1], "tokens", tokens, "ts", updated)
+            redis.call("PEXPIRE", KEYS[1], ttl)
+          else
+            redis.call("DEL", KEYS[1])
+          end
+        end
+        return {allowed, limited, whole, string.format("%.17g", retry), string.format("%.17g", nextToken)}
+        """
+
+    /// The script's SHA-1, as `SCRIPT LOAD` returns it and `EVALSHA` takes it.
+    static let sha1 = SHA1.hexDigest(source)
+
+    /// The hash that holds the bucket for (`limit`, `key`): `storygate:rl:{<limit>}:<key>`.
+    static func redisKey(limit: RateLimit, key: String) -> String {
+        "storygate:rl:{\(limit.name)}:\(key)"
+    }
+
+    static func evalSHA(limit: RateLimit, key: String, cost: Double) -> RedisCommand {
+        RedisCommand(["EVALSHA", self.sha1] + self.keysAndArguments(limit: limit, key: key, cost: cost))
+    }
+
+    /// `EVAL` with the source: runs the script and caches it again (after `NOSCRIPT`).
+    static func eval(limit: RateLimit, key: String, cost: Double) -> RedisCommand {
+        RedisCommand(["EVAL", self.source] + self.keysAndArguments(limit: limit, key: key, cost: cost))
+    }
+
+    static let load = RedisCommand("SCRIPT", "LOAD", source)
+
+    private static func keysAndArguments(limit: RateLimit, key: String, cost: Double) -> [String] {
+        ["1", self.redisKey(limit: limit, key: key), "\(limit.capacity)", "\(limit.period)", "\(cost)", limit.shadow ? "1" : "0"]
+    }
+
+    /// True for Redis's reply to `EVALSHA` of a script it does not have cached.
+    static func isNoScript(_ reply: RESPValue) -> Bool {
+        if case .error(let message) = reply { return message.hasPrefix("NOSCRIPT") }
+        return false
+    }
+
+    /// Reads the script's reply.
+    static func decision(from reply: RESPValue) throws(RateLimitStoreError) -> RateLimitDecision {
+        if case .error(let message) = reply {
+            throw .scriptError.with(detail: message)
+        }
+        guard case .array(let elements?) = reply, elements.count == 5,
+            let allowed = elements[0].integer,
+            let shadowLimited = elements[1].integer,
+            let remaining = elements[2].integer,
+            let retryAfter = elements[3].string.flatMap(Double.init),
+            let secondsToNextToken = elements[4].string.flatMap(Double.init)
+        else {
+            throw .protocolError.with(detail: "unexpected token bucket script reply")
+        }
+        return RateLimitDecision(
+            allowed: allowed == 1,
+            shadowLimited: shadowLimited == 1,
+            remaining: Int(remaining),
+            retryAfter: retryAfter,
+            secondsToNextToken: secondsToNextToken
+        )
+    }
+}

@@ -1,0 +1,11 @@
+/// Where buckets live: in this process (`InMemoryRateLimitStore`) or shared by a fleet (`RedisRateLimitStore`).
+public protocol RateLimitStore: Sendable {
+    /// Refills the bucket for (`limit.name`, `key`) and takes `cost` tokens when they are available.
+    ///
+    /// - Parameters:
+    ///   - limit: the limit to apply; its name selects the bucket.
+    ///   - key: whose bucket, usually the caller's uid.
+    ///   - cost: a positive number of tokens, usually 1.
+    /// - Throws: `RateLimitStoreError` when the store could not decide; the caller applies its failure policy.
+    func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision
+}

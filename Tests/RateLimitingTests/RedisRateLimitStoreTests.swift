@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import RateLimiting
+import TestSupport
+import Testing
+
+@Suite("RedisRateLimitStore against a real redis-server")
+struct RedisRateLimitStoreTests {
+    @Test func appliesTheSameRulesAsTheBucket() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "story-generation", capacity: 3, period: 3600)
+                for expected in [2, 1, 0] {
+                    let decision = try await store.check(limit, key: "alice", cost: 1)
+                    #expect(decision.allowed)
+                    #expect(decision.remaining == expected)
+                }
+                let refused = try await store.check(limit, key: "alice", cost: 1)
+                #expect(!refused.allowed && !refused.shadowLimited)
+                #expect(refused.remaining == 0)
+                #expect(refused.retryAfter > 1199 && refused.retryAfter <= 1200)
+                #expect(refused.secondsToNextToken > 1199 && refused.secondsToNextToken <= 1200)
+
+                // Weights: cost 3 with 2 tokens is refused and consumes nothing.
+                _ = try await store.check(limit, key: "bob", cost: 1)
+                let heavy = try await store.check(limit, key: "bob", cost: 3)
+                #expect(!heavy.allowed)
+                #expect(heavy.remaining == 2)
+                #expect(heavy.retryAfter > 1199 && heavy.retryAfter <= 1200)
+                let fits = try await store.check(limit, key: "bob", cost: 2)
+                #expect(fits.allowed && fits.remaining == 0)
+            }
+        }
+    }
+
+    @Test func refillsFractionallyOnRedisTime() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
+                let key = "storygate:rl:{story-generation}:carol"
+                // Empty, last refilled 180 s ago by Redis's clock: half a token now.
+                try redis.cli("HSET", key, "tokens", "0", "ts", String(try redisTime(redis) - 180))
+                let refused = try await store.check(limit, key: "carol", cost: 1)
+                #expect(!refused.allowed)
+                #expect(refused.remaining == 0)
+                #expect(abs(refused.retryAfter - 180) < 1)
+                #expect(abs(refused.secondsToNextToken - 180) < 1)
+                // A refused check writes nothing; the half token is there for a request that costs half.
+                #expect(try redis.cli("HGET", key, "tokens") == "0")
+                let half = try await store.check(limit, key: "carol", cost: 0.5)
+                #expect(half.allowed)
+                #expect(half.remaining == 0)
+            }
+        }
+    }
+
+    @Test func shadowModeAllowsFlagsAndFloorsAtZero() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "avatar-generation", capacity: 2, period: 3600, shadow: true)
+                #expect(try await !store.check(limit, key: "dave", cost: 1).isOverLimit)
+                let over = try await store.check(limit, key: "dave", cost: 3)
+                #expect(over.allowed && over.shadowLimited)
+                #expect(over.remaining == 0)
+                #expect(Double(try redis.cli("HGET", "storygate:rl:{avatar-generation}:dave", "tokens")) == 0)
+            }
+        }
+    }
+
+    @Test func concurrentChecksForOneUserAllowExactlyCapacity() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "scene-illustration", capacity: 25, period: 3600)
+                let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<1000 {
+                        group.addTask { try await store.check(limit, key: "erin", cost: 1).allowed }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                #expect(allowed == 25)
+            }
+        }
+    }
+
+    @Test func twoGatewaysShareOneLimit() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { first async throws in
+                try await withRedisStore(redis) { second async throws in
+                    let limit = RateLimit(name: "extract-scenes", capacity: 30, period: 3600)
+                    let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                        for index in 0..<400 {
+                            let store = index.isMultiple(of: 2) ? first : second
+                            group.addTask { try await store.check(limit, key: "frank", cost: 1).allowed }
+                        }
+                        return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                    }
+                    #expect(allowed == 30)
+                }
+            }
+        }
+    }
+
+    @Test func usesRedisClockNotTheGateways() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
+                let key = "storygate:rl:{story-generation}:gina"
+                // Drained an hour ago by Redis's clock: full now, whatever this process's clock says.
+                try redis.cli("HSET", key, "tokens", "0", "ts", String(try redisTime(redis) - 3600))
+                #expect(try await store.check(limit, key: "gina", cost: 1).remaining == 9)
+                // The stored timestamp is Redis's TIME.
+                let stored = try #require(Double(try redis.cli("HGET", key, "ts")))
+                #expect(abs(stored - (try redisTime(redis))) < 5)
+                // Drained just now by Redis's clock: refused, although a day passes on "our" clock.
+                try redis.cli("HSET", key, "tokens", "0", "ts", String(try redisTime(redis)))
+                #expect(try await !store.check(limit, key: "gina", cost: 1).allowed)
+            }
+        }
+    }
+
+    @Test func idleKeysExpireWhenFullAgain() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
+                _ = try await store.check(limit, key: "hank", cost: 1)
+                let ttl = try #require(Int(try redis.cli("PTTL", "storygate:rl:{story-generation}:hank")))
+                #expect(ttl > 350_000 && ttl <= 360_000)
+                _ = try await store.check(limit, key: "hank", cost: 9)
+                let drained = try #require(Int(try redis.cli("PTTL", "storygate:rl:{story-generation}:hank")))
+                #expect(drained > 3_590_000 && drained <= 3_600_000)
+                // A refused oversized request on a fresh key writes nothing.
+                #expect(try await !store.check(limit, key: "ivy", cost: 11).allowed)
+                #expect(try redis.cli("EXISTS", "storygate:rl:{story-generation}:ivy") == "0")
+            }
+        }
+    }
+
+    @Test func reloadsTheScriptAfterNoScript() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "audio-synthesis", capacity: 15, period: 3600)
+                #expect(try await store.check(limit, key: "jack", cost: 1).remaining == 14)
+                #expect(try redis.cli("SCRIPT", "FLUSH") == "OK")
+                #expect(try await store.check(limit, key: "jack", cost: 1).remaining == 13)
+                #expect(try await store.check(limit, key: "jack", cost: 1).remaining == 12)
+            }
+        }
+    }
+
+    @Test func rejectsBadConfiguration() {
+        #expect(throws: RateLimitStoreError.invalidConfiguration) {
+            try RedisRateLimitStore(configuration: .init(url: "http://localhost"), logger: Logger(label: "test"))
+        }
+        var zeroPool = RedisRateLimitStore.Configuration(url: "redis://127.0.0.1")
+        zeroPool.poolSize = 0
+        #expect(throws: RateLimitStoreError.invalidConfiguration) {
+            try RedisRateLimitStore(configuration: zeroPool, logger: Logger(label: "test"))
+        }
+    }
+}
