@@ -35,7 +35,14 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "storygate")
-        try await GatewayApplication(configuration: configuration, logger: logger).run()
+        let application: GatewayApplication
+        do {
+            application = try GatewayApplication(configuration: configuration, logger: logger)
+        } catch {
+            ProcessEnvironment.printError("storygate: configuration error: \(error)")
+            throw ExitCode(2)
+        }
+        try await application.run()
     }
 }
 

@@ -7,36 +7,66 @@ public struct Authenticator: Sendable {
     public let tokens: IDTokenAuthenticator
     /// Dev mode: `X-User-Id` is accepted when no `Authorization` header is present.
     public let trustUserIDHeader: Bool
+    /// Unauthenticated and failed-auth traffic per client address (nil: off).
+    public let failureLimiter: AuthFailureLimiter?
 
-    public init(tokens: IDTokenAuthenticator, trustUserIDHeader: Bool) {
+    public init(tokens: IDTokenAuthenticator, trustUserIDHeader: Bool, failureLimiter: AuthFailureLimiter? = nil) {
         self.tokens = tokens
         self.trustUserIDHeader = trustUserIDHeader
+        self.failureLimiter = failureLimiter
     }
 
     /// The caller's identity, or nil when the request carries no credentials.
-    public func identify(_ headers: HTTPFields) async throws(GatewayError) -> Identity? {
-        switch try Credentials.extract(from: headers, trustUserIDHeader: self.trustUserIDHeader) {
+    /// - Parameter clientAddress: the caller's address, computed only when the failure limiter needs it.
+    public func identify(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity? {
+        let credentials: Credentials
+        do {
+            credentials = try Credentials.extract(from: headers, trustUserIDHeader: self.trustUserIDHeader)
+        } catch {
+            self.failureLimiter?.recordFailure(clientAddress())
+            throw error
+        }
+        switch credentials {
         case .none:
             return nil
         case .malformedBearer(let reason):
+            self.failureLimiter?.recordFailure(clientAddress())
             throw .invalidToken(reason, reason: TokenVerificationError.Reason.malformed.rawValue)
         case .devUserID(let uid):
             return Identity(uid: uid, source: .dev, token: nil)
         case .bearer(let token):
+            guard let limiter = self.failureLimiter else {
+                return try await self.verify(token)
+            }
+            if let cached = self.tokens.cached(token) {
+                return Identity(uid: cached.uid, source: .firebase, token: cached)
+            }
+            let address = clientAddress()
+            try limiter.refuseIfExhausted(address)
             do {
-                let verified = try await self.tokens.verify(token)
-                return Identity(uid: verified.uid, source: .firebase, token: verified)
+                return try await self.verify(token)
             } catch {
-                throw GatewayError(error)
+                if error.status == .unauthorized { limiter.recordFailure(address) }
+                throw error
             }
         }
     }
 
     /// The caller's identity; no credentials is a 401.
-    public func authenticate(_ headers: HTTPFields) async throws(GatewayError) -> Identity {
-        guard let identity = try await self.identify(headers) else {
+    public func authenticate(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity {
+        guard let identity = try await self.identify(headers, clientAddress: clientAddress) else {
+            self.failureLimiter?.recordFailure(clientAddress())
             throw .missingCredentials(devMode: self.trustUserIDHeader)
         }
         return identity
+    }
+
+    private func verify(_ token: Substring) async throws(GatewayError) -> Identity {
+        do {
+            let verified = try await self.tokens.verify(token)
+            return Identity(uid: verified.uid, source: .firebase, token: verified)
+        } catch {
+            throw GatewayError(error)
+        }
     }
 }

@@ -1,4 +1,5 @@
 public import Logging
+import RateLimiting
 
 /// Typed reads of environment variables, each failure naming the variable.
 struct EnvironmentReader {
@@ -9,7 +10,7 @@ struct EnvironmentReader {
     }
 
     /// The value, trimmed; an empty value counts as unset.
-    private func raw(_ name: String) -> String? {
+    func raw(_ name: String) -> String? {
         guard let value = self.environment[name] else { return nil }
         let trimmed = value.trimmingCharacters(in: " \t\r\n")
         return trimmed.isEmpty ? nil : trimmed
@@ -52,6 +53,48 @@ struct EnvironmentReader {
     }
 }
 
+extension EnvironmentReader {
+    /// A comma-separated list, entries trimmed, empty ones dropped.
+    func list(_ name: String) throws(ConfigurationError) -> [String] {
+        guard let value = self.raw(name) else { return [] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
+    }
+
+    /// `RATE_LIMIT_<NAME>` for each limit (`<count>/<seconds>[ shadow]`), then `RATE_LIMIT_SHADOW`.
+    func rateLimits(_ defaults: [RateLimit]) throws(ConfigurationError) -> [RateLimit] {
+        var limits: [RateLimit] = []
+        for limit in defaults {
+            let variable = "RATE_LIMIT_" + String(limit.name.uppercased().map { $0 == "-" ? "_" : $0 })
+            limits.append(try self.optionalRateLimit(variable, name: limit.name, default: limit, allowOff: false) ?? limit)
+        }
+        let shadowed = try self.list("RATE_LIMIT_SHADOW")
+        let names = Set(limits.map(\.name))
+        for name in shadowed where name != "all" && !names.contains(name) {
+            throw ConfigurationError(variable: "RATE_LIMIT_SHADOW", message: "names an unknown limit '\(name.prefix(60))' (known: \(limits.map(\.name).joined(separator: ", ")))")
+        }
+        return limits.map { limit in
+            var limit = limit
+            if shadowed.contains("all") || shadowed.contains(limit.name) { limit.shadow = true }
+            return limit
+        }
+    }
+
+    /// `<count>/<seconds>` optionally followed by ` shadow`, or `off` when allowed.
+    func optionalRateLimit(_ variable: String, name: String, default defaultValue: RateLimit?, allowOff: Bool = true) throws(ConfigurationError) -> RateLimit? {
+        guard let value = self.raw(variable) else { return defaultValue }
+        if allowOff, value.lowercased() == "off" { return nil }
+        let words = value.split(separator: " ", omittingEmptySubsequences: true)
+        let shadow = words.count == 2 && words[1].lowercased() == "shadow"
+        guard words.count == 1 || shadow, let limit = RateLimit(name: name, spec: String(words[0]), shadow: shadow) else {
+            throw ConfigurationError(
+                variable: variable,
+                message: "must be <count>/<seconds> (e.g. 10/3600), optionally followed by ' shadow'\(allowOff ? ", or off" : ""), not '\(value.prefix(40))'"
+            )
+        }
+        return limit
+    }
+}
+
 /// A closed set of string values, listed in error messages.
 protocol CaseNamed {
     static var names: [String] { get }
@@ -61,13 +104,17 @@ extension GatewayConfiguration.Mode: CaseNamed {
     static var names: [String] { ["prod", "dev"] }
 }
 
+extension FailoverRateLimitStore.Policy: CaseNamed {
+    static var names: [String] { ["open", "closed"] }
+}
+
 extension Logger.Level: CaseNamed {
     static var names: [String] { Logger.Level.allCases.map(\.rawValue) }
 }
 
-extension String {
+extension StringProtocol {
     fileprivate func trimmingCharacters(in set: String) -> String {
-        var result = Substring(self)
+        var result = Substring(String(self))
         while let first = result.first, set.contains(first) { result.removeFirst() }
         while let last = result.last, set.contains(last) { result.removeLast() }
         return String(result)

@@ -1,4 +1,5 @@
 public import Logging
+public import RateLimiting
 
 /// Everything `storygate serve` is configured with. Every key, its type and its default:
 ///
@@ -14,6 +15,14 @@ public import Logging
 /// | `DEV_CERTS_DIR` | directory with `certs.json` (dev only) | `certs/dev` |
 /// | `DEV_ALLOW_NON_LOOPBACK` | `true`/`false`: let dev mode bind beyond loopback | `false` |
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
+/// | `RATE_LIMIT_<NAME>` | `<count>/<seconds>`, optionally followed by ` shadow` (NAME: the limit name upper-cased, `-` → `_`) | the five defaults of `RateLimit.defaults` |
+/// | `RATE_LIMIT_SHADOW` | `all` or a comma list of limit names to count and report but never reject | none |
+/// | `AUTH_FAILURE_LIMIT` | `<count>/<seconds>` per client address for unauthenticated and failed-auth requests, or `off` | `20/60` |
+/// | `TRUSTED_PROXIES` | comma list of IPs/CIDRs whose `X-Forwarded-For` is believed | none |
+/// | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways | none (in memory) |
+/// | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
+/// | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
+/// | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
 public struct GatewayConfiguration: Sendable, Equatable {
     public enum Mode: String, Sendable, Equatable {
         case prod, dev
@@ -34,6 +43,15 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var devCertsDirectory = "certs/dev"
     public var devAllowNonLoopback = false
     public var logLevel = Logger.Level.info
+    /// Per-user limits by name; routes refer to them.
+    public var rateLimits: [RateLimit] = RateLimit.defaults
+    /// The per-client-address limit on unauthenticated and failed-auth requests (nil: off).
+    public var authFailureLimit: RateLimit? = RateLimit(name: "auth-failures", capacity: 20, period: 60)
+    public var trustedProxies: [IPAddressRange] = []
+    public var redisURL: String?
+    public var redisPoolSize = 4
+    public var redisTimeoutMilliseconds = 50
+    public var rateLimitFailurePolicy = FailoverRateLimitStore.Policy.failOpen
 
     public init() {}
 
@@ -50,6 +68,18 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, validate: { !$0.isEmpty })
         self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback)
         self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel)
+        self.rateLimits = try reader.rateLimits(self.rateLimits)
+        self.authFailureLimit = try reader.optionalRateLimit("AUTH_FAILURE_LIMIT", name: "auth-failures", default: self.authFailureLimit)
+        self.trustedProxies = try reader.list("TRUSTED_PROXIES").map { entry throws(ConfigurationError) in
+            guard let range = IPAddressRange(entry) else {
+                throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "has an entry that is not an IP address or CIDR block: '\(entry.prefix(60))'")
+            }
+            return range
+        }
+        self.redisURL = try reader.optionalString("REDIS_URL", validate: { $0.hasPrefix("redis://") && $0.count > "redis://".count })
+        self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: 1...64)
+        self.redisTimeoutMilliseconds = try reader.integer("REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: 1...10_000)
+        self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
         try self.validate()
     }
 

@@ -33,14 +33,20 @@ public struct Route: Sendable {
     public let path: PathMatch
     public let methods: [HTTPRequest.Method]
     public let auth: AuthPolicy
+    /// The per-caller bucket this route draws from (needs `auth: .required`).
+    public let rateLimit: RouteRateLimit?
     public let handler: RouteHandler
 
-    public init(name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, handler: @escaping RouteHandler) {
+    public init(
+        name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
+        handler: @escaping RouteHandler
+    ) {
         self.name = name
         self.path = path
         // A GET route answers HEAD too (RFC 9110 §9.3.2).
         self.methods = methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
         self.auth = auth
+        self.rateLimit = rateLimit
         self.handler = handler
     }
 

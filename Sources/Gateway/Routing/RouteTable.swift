@@ -16,6 +16,8 @@ struct RouteTable: Sendable {
         self.prefixes = prefixes.sorted { $0.prefix.utf8.count > $1.prefix.utf8.count }
     }
 
+    var routes: [Route] { Array(self.exact.values) + self.prefixes.map(\.route) }
+
     func route(for path: String) -> Route? {
         if let route = self.exact[path] { return route }
         return self.prefixes.first { path.hasPrefix($0.prefix) }?.route

@@ -1,6 +1,8 @@
 public import CurlHTTP
 public import IDTokens
 public import Logging
+import NIOPosix
+public import RateLimiting
 public import ServiceLifecycle
 import UnixSignals
 
@@ -10,16 +12,22 @@ public struct GatewayApplication: Sendable {
     public let curl: CurlClient
     public let certificateStores: [CertificateStore]
     public let authenticator: Authenticator
+    public let rateLimiter: RateLimiter
     public let server: GatewayServer
+    private let backgroundServices: [any Service]
     private let logger: Logger
 
-    /// - Parameter onServerRunning: called with the bound port once the listener is up (tests bind port 0).
+    /// - Parameters:
+    ///   - extraRoutes: routes added to the built-in table (an embedding application's own handlers).
+    ///   - onServerRunning: called with the bound port once the listener is up (tests bind port 0).
+    /// - Throws: when a route names a rate limit that is not configured, or the Redis URL is unusable.
     public init(
         configuration: GatewayConfiguration,
         logger: Logger,
         certificatePolicy: CertificateRefreshPolicy = .init(),
+        extraRoutes: [Route] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) {
+    ) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         self.curl = CurlClient(logger: logger)
@@ -35,17 +43,58 @@ public struct GatewayApplication: Sendable {
         }
         self.certificateStores = projects.map(\.certificates)
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
-        self.authenticator = Authenticator(tokens: tokens, trustUserIDHeader: configuration.mode == .dev)
+        let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
+        self.authenticator = Authenticator(
+            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter
+        )
 
-        let routes = RouteTable([
-            SystemHandlers.health(),
-            SystemHandlers.ready(isReady: { tokens.isReady }),
-            MeHandler.route(),
-        ])
+        // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
+        let localBuckets = InMemoryRateLimitStore()
+        var background: [any Service] = [RateLimitSweeper(stores: [localBuckets] + (failureLimiter.map { [$0.store] } ?? []))]
+        let store: any RateLimitStore
+        if let redisURL = configuration.redisURL {
+            var redisConfiguration = RedisRateLimitStore.Configuration(url: redisURL)
+            redisConfiguration.poolSize = configuration.redisPoolSize
+            redisConfiguration.timeout = .milliseconds(configuration.redisTimeoutMilliseconds)
+            let redis: RedisRateLimitStore
+            do {
+                redis = try RedisRateLimitStore(configuration: redisConfiguration, logger: logger)
+            } catch {
+                throw ConfigurationError(variable: "REDIS_URL", message: "cannot be used: \(error)")
+            }
+            background.append(redis)
+            store = FailoverRateLimitStore(
+                primary: redis, fallback: localBuckets, policy: configuration.rateLimitFailurePolicy, logger: logger
+            )
+        } else {
+            store = localBuckets
+        }
+        self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, logger: logger)
+        self.backgroundServices = background
+
+        let routes = RouteTable(
+            [
+                SystemHandlers.health(),
+                SystemHandlers.ready(isReady: { tokens.isReady }),
+                MeHandler.route(),
+            ] + extraRoutes
+        )
+        for route in routes.routes {
+            guard let rule = route.rateLimit else { continue }
+            guard self.rateLimiter.limits[rule.name] != nil else {
+                throw ConfigurationError(variable: "routes", message: "route \(route.name) names an unknown rate limit '\(rule.name)'")
+            }
+            guard route.auth == .required else {
+                throw ConfigurationError(variable: "routes", message: "route \(route.name) has a per-user rate limit, so it needs auth: required")
+            }
+        }
         self.server = GatewayServer(
             host: configuration.host,
             port: configuration.port,
-            responder: GatewayResponder(routes: routes, authenticator: self.authenticator, logger: logger),
+            responder: GatewayResponder(
+                routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
+                trustedProxies: configuration.trustedProxies, logger: logger
+            ),
             logger: logger,
             onServerRunning: onServerRunning
         )
@@ -53,7 +102,7 @@ public struct GatewayApplication: Sendable {
 
     /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
     public var services: [any Service] {
-        [self.curl] + self.certificateStores + [self.server]
+        [self.curl] + self.backgroundServices + self.certificateStores + [self.server]
     }
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully.

@@ -2,22 +2,25 @@ import HTTPTypes
 import HummingbirdCore
 import IDTokens
 import Logging
+import NIOCore
 
 /// Turns each request into a response: request id, route, method, authentication, handler, and every error
 /// rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
 struct GatewayResponder: Sendable {
     let routes: RouteTable
     let authenticator: Authenticator
+    let rateLimiter: RateLimiter
+    let trustedProxies: [IPAddressRange]
     let requestIDs = RequestIDGenerator()
     let dates = DateHeaderCache()
     let logger: Logger
 
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
-    func respond(to request: Request, writer: consuming ResponseWriter) async throws {
+    func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let incomingID = request.headers[values: Self.requestIDHeader]
         let requestID = incomingID.count == 1 && RequestIDGenerator.isAcceptable(incomingID[0]) ? incomingID[0] : self.requestIDs.next()
-        var response = await self.response(to: request, requestID: requestID)
+        var response = await self.response(to: request, requestID: requestID, channel: channel)
         response.headers[Self.requestIDHeader] = requestID
         response.headers[.date] = self.dates.value(now: WallClock.now())
         if request.method == .head {
@@ -29,17 +32,26 @@ struct GatewayResponder: Sendable {
         try await writer.write(response: response.head, body: response.body)
     }
 
-    private func response(to request: Request, requestID: String) async -> Response {
+    private func response(to request: Request, requestID: String, channel: any Channel) async -> Response {
         do {
             guard let route = self.routes.route(for: request.uri.path) else { throw GatewayError.notFound() }
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
+            let clientAddress = {
+                ClientAddress.resolve(peer: channel.remoteAddress, headers: request.headers, trustedProxies: self.trustedProxies)
+            }
             let identity: Identity?
             switch route.auth {
-            case .required: identity = try await self.authenticator.authenticate(request.headers)
-            case .optional: identity = try await self.authenticator.identify(request.headers)
+            case .required: identity = try await self.authenticator.authenticate(request.headers, clientAddress: clientAddress)
+            case .optional: identity = try await self.authenticator.identify(request.headers, clientAddress: clientAddress)
             case .none: identity = nil
             }
-            return try await route.handler(request, RequestContext(requestID: requestID, identity: identity))
+            var limitHeaders: HTTPFields?
+            if let rule = route.rateLimit, let identity {
+                limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid)
+            }
+            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity))
+            if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
+            return response
         } catch let error as GatewayError {
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])

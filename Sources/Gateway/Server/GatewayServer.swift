@@ -21,8 +21,8 @@ public struct GatewayServer: Service {
             configuration: .init(address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: self.logger,
-            responder: { request, writer, _ in
-                try await responder.respond(to: request, writer: writer)
+            responder: { request, writer, channel in
+                try await responder.respond(to: request, writer: writer, channel: channel)
             },
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

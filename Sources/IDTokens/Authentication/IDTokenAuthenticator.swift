@@ -21,6 +21,11 @@ public final class IDTokenAuthenticator: Sendable {
     /// Ready when every trusted project has a usable certificate set.
     public var isReady: Bool { self.projects.values.allSatisfy { $0.keys != nil } }
 
+    /// The token from the verified-token cache, if it is there and unexpired (no RSA work).
+    public func cached(_ token: Substring) -> VerifiedToken? {
+        self.cache.lookup(token, now: self.now())
+    }
+
     /// The verified token, or the rule it broke.
     public func verify(_ token: Substring) async throws(TokenVerificationError) -> VerifiedToken {
         let now = self.now()

@@ -17,6 +17,15 @@ final class BucketShard: Sendable {
         }
     }
 
+    func tokens(_ limit: RateLimit, key: BucketKey, now: Double) -> Double {
+        self.tables.withLock { tables in
+            for table in tables where table.name == limit.name {
+                return table.buckets[key]?.tokens(limit: limit, now: now) ?? limit.capacity
+            }
+            return limit.capacity
+        }
+    }
+
     var bucketCount: Int {
         self.tables.withLock { tables in tables.reduce(0) { $0 + $1.buckets.count } }
     }

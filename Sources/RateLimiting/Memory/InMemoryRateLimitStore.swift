@@ -32,6 +32,12 @@ public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
     }
 
     /// Buckets currently held, over all shards (takes each shard's lock in turn).
+    /// The tokens `key` has now, without taking any (a missing bucket is full). Creates nothing.
+    public func tokens(_ limit: RateLimit, key: String, now: Double) -> Double {
+        let bucketKey = BucketKey(key)
+        return self.shard(for: bucketKey).tokens(limit, key: bucketKey, now: now)
+    }
+
     public var bucketCount: Int {
         self.shards.reduce(0) { $0 + $1.bucketCount }
     }

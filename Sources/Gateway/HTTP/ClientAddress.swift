@@ -1,0 +1,37 @@
+import HTTPTypes
+import NIOCore
+
+/// The address a request comes from: the peer's, or — when the peer is a trusted proxy — the rightmost
+/// untrusted hop of `X-Forwarded-For` (HAProxy's and Envoy's `xff_num_trusted_hops` reasoning: only hops
+/// we trust may speak for the ones before them).
+enum ClientAddress {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    static func resolve(peer: SocketAddress?, headers: HTTPFields, trustedProxies: [IPAddressRange]) -> String {
+        let peerAddress = peer?.ipAddress ?? "unknown"
+        guard !trustedProxies.isEmpty, Self.isTrusted(peerAddress, trustedProxies) else { return peerAddress }
+        let hops = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }.map {
+            String($0.trimmingCharacters(" \t"))
+        }
+        var client = peerAddress
+        for hop in hops.reversed() {
+            guard IPAddressRange.parseAddress(hop) != nil else { break }
+            client = hop
+            if !Self.isTrusted(hop, trustedProxies) { break }
+        }
+        return client
+    }
+
+    private static func isTrusted(_ address: String, _ proxies: [IPAddressRange]) -> Bool {
+        proxies.contains { $0.contains(address) }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(_ characters: String) -> Substring {
+        var result = self
+        while let first = result.first, characters.contains(first) { result.removeFirst() }
+        while let last = result.last, characters.contains(last) { result.removeLast() }
+        return result
+    }
+}

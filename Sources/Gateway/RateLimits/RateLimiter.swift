@@ -1,0 +1,61 @@
+import HTTPTypes
+public import Logging
+public import RateLimiting
+
+/// Per-route, per-user token buckets: checks a caller against the route's limit and renders the IETF
+/// `RateLimit-Policy` / `RateLimit` headers (draft-ietf-httpapi-ratelimit-headers) every limited response carries.
+public struct RateLimiter: Sendable {
+    public let limits: [String: RateLimit]
+    public let store: any RateLimitStore
+    let logger: Logger
+
+    public init(limits: [RateLimit], store: any RateLimitStore, logger: Logger) {
+        self.limits = Dictionary(limits.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.store = store
+        self.logger = logger
+    }
+
+    static let policyHeader = HTTPField.Name("RateLimit-Policy")!
+    static let stateHeader = HTTPField.Name("RateLimit")!
+
+    /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
+    func check(_ rule: RouteRateLimit, key: String) async throws(GatewayError) -> HTTPFields {
+        guard let limit = self.limits[rule.name] else {
+            // Routes are checked against the limits at start-up; reaching this is a bug: fail closed.
+            throw GatewayError.internalError()
+        }
+        let decision: RateLimitDecision
+        do {
+            decision = try await self.store.check(limit, key: key, cost: rule.cost)
+        } catch {
+            throw GatewayError(
+                status: .serviceUnavailable, code: "UNAVAILABLE",
+                message: "Rate limits cannot be checked right now; try again shortly.",
+                reason: "rate_limit_store_\(error.shortDescription)", retryAfter: 1
+            )
+        }
+        var headers = HTTPFields()
+        headers[Self.policyHeader] = RateLimitHeaders.policy(limit)
+        headers[Self.stateHeader] = RateLimitHeaders.state(limit, decision)
+        if decision.shadowLimited {
+            self.logger.notice("rate limit exceeded (shadow mode: allowed)", metadata: ["limit": "\(limit.name)"])
+        }
+        guard decision.allowed else {
+            var error = GatewayError.rateLimited(limit: limit.name, retryAfter: RateLimitHeaders.retryAfterSeconds(decision))
+            error.headers.append(contentsOf: headers)
+            throw error
+        }
+        return headers
+    }
+}
+
+extension GatewayError {
+    /// Over a limit: 429 with `Retry-After` and `retryAfter` in seconds, rounded up.
+    static func rateLimited(limit: String, retryAfter: Int) -> GatewayError {
+        GatewayError(
+            status: .tooManyRequests, code: "RATE_LIMITED",
+            message: "Too many requests for \(limit); retry after \(retryAfter) s.",
+            reason: "rate_limited", retryAfter: retryAfter
+        )
+    }
+}
