@@ -5,6 +5,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `StoryGateBenchmarks ratelimit`: in-memory check cost on one and two threads, memory for 1,000,000 users'
@@ -192,7 +194,11 @@ private final class BenchmarkRedisServer {
     }
 
     private static func freePort() -> Int {
+        #if canImport(Glibc)
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

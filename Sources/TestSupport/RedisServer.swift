@@ -18,21 +18,27 @@ public final class RedisServer: Sendable {
     public var url: String { "redis://127.0.0.1:\(self.port)" }
 
     private let directory: URL
+    private let extraArguments: [String]
+    private let password: String?
     private let process = Mutex<Process?>(nil)
 
-    private init(port: Int, directory: URL) {
+    private init(port: Int, directory: URL, extraArguments: [String]) {
         self.port = port
         self.directory = directory
+        self.extraArguments = extraArguments
+        self.password = extraArguments.firstIndex(of: "--requirepass").map { extraArguments[$0 + 1] }
     }
 
     /// Starts a server on a free port and waits until it answers PING (at most `startTimeout` seconds).
-    public static func start(startTimeout: Double = 10) async throws -> RedisServer {
+    ///
+    /// - Parameter arguments: extra `redis-server` options, e.g. `["--requirepass", "secret"]`.
+    public static func start(arguments: [String] = [], startTimeout: Double = 10) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var lastError: (any Error)?
         // Another process may take the port between choosing and binding it: try a few.
         for _ in 0..<5 {
-            let server = RedisServer(port: try Self.freePort(), directory: directory)
+            let server = RedisServer(port: try Self.freePort(), directory: directory, extraArguments: arguments)
             do {
                 try await server.launch(startTimeout: startTimeout)
                 return server
@@ -52,7 +58,7 @@ public final class RedisServer: Sendable {
             return process
         }
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        Self.sendKill(to: process.processIdentifier)
         process.waitUntilExit()
     }
 
@@ -71,9 +77,15 @@ public final class RedisServer: Sendable {
     /// Runs `redis-cli` against this server and returns its output, trimmed, e.g. `try redis.cli("PTTL", key)`.
     @discardableResult
     public func cli(_ arguments: String...) throws -> String {
+        try self.cli(arguments: arguments)
+    }
+
+    /// Runs `redis-cli` against database `database` of this server and returns its output, trimmed.
+    @discardableResult
+    public func cli(database: Int = 0, arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = try Self.executable("redis-cli")
-        process.arguments = ["-h", "127.0.0.1", "-p", String(self.port)] + arguments
+        process.arguments = self.cliConnectionArguments + ["-n", String(database)] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -88,10 +100,24 @@ public final class RedisServer: Sendable {
     public func cliInBackground(_ arguments: String...) throws {
         let process = Process()
         process.executableURL = try Self.executable("redis-cli")
-        process.arguments = ["-h", "127.0.0.1", "-p", String(self.port)] + arguments
+        process.arguments = self.cliConnectionArguments + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+    }
+
+    private var cliConnectionArguments: [String] {
+        var arguments = ["-h", "127.0.0.1", "-p", String(self.port)]
+        if let password { arguments += ["-a", password, "--no-auth-warning"] }
+        return arguments
+    }
+
+    private static func sendKill(to pid: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.kill(pid, SIGKILL)
+        #else
+        _ = Darwin.kill(pid, SIGKILL)
+        #endif
     }
 
     private func launch(startTimeout: Double) async throws {
@@ -102,7 +128,7 @@ public final class RedisServer: Sendable {
             "--dir", self.directory.path, "--daemonize", "no", "--logfile", "", "--loglevel", "warning",
             // Lets tests stall the server with DEBUG SLEEP, from loopback only.
             "--enable-debug-command", "local",
-        ]
+        ] + self.extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -111,7 +137,7 @@ public final class RedisServer: Sendable {
         let deadline = Date().addingTimeInterval(startTimeout)
         while Date() < deadline {
             guard process.isRunning else { throw RedisServerError(message: "redis-server exited on port \(self.port)") }
-            if Self.ping(port: self.port) { return }
+            if Self.ping(port: self.port, password: self.password) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw RedisServerError(message: "redis-server did not answer PING on port \(self.port)")
@@ -142,8 +168,8 @@ public final class RedisServer: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Sends `PING` with a short blocking socket and expects `+PONG`.
-    private static func ping(port: Int) -> Bool {
+    /// Sends `PING` (after `AUTH` when a password is set) with a short blocking socket and expects `+PONG`.
+    private static func ping(port: Int, password: String?) -> Bool {
         let socket = Self.tcpSocket()
         guard socket >= 0 else { return false }
         defer { close(socket) }
@@ -155,11 +181,18 @@ public final class RedisServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return false }
-        let request = Array("PING\r\n".utf8)
+        var commands = "PING\r\n"
+        if let password { commands = "AUTH \(password)\r\n" + commands }
+        let request = Array(commands.utf8)
         guard send(socket, request, request.count, 0) == request.count else { return false }
+        var received = ""
         var reply = [UInt8](repeating: 0, count: 64)
-        let count = recv(socket, &reply, reply.count, 0)
-        return count > 0 && String(decoding: reply[0..<count], as: UTF8.self).hasPrefix("+PONG")
+        while !received.contains("+PONG") && !received.hasPrefix("-") {
+            let count = recv(socket, &reply, reply.count, 0)
+            guard count > 0 else { return false }
+            received += String(decoding: reply[0..<count], as: UTF8.self)
+        }
+        return received.contains("+PONG")
     }
 
     private static func tcpSocket() -> Int32 {
@@ -186,8 +219,8 @@ public struct RedisServerError: Error, CustomStringConvertible {
 }
 
 /// Runs `body` with a fresh `redis-server` of its own, and stops the server (and removes its directory) after.
-public func withRedisServer<T>(_ body: (RedisServer) async throws -> T) async throws -> T {
-    let server = try await RedisServer.start()
+public func withRedisServer<T>(arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
+    let server = try await RedisServer.start(arguments: arguments)
     defer { server.stop() }
     return try await body(server)
 }

@@ -158,3 +158,55 @@ struct RedisRateLimitStoreTests {
         }
     }
 }
+
+@Suite("RedisRateLimitStore connections: AUTH, SELECT, replaced connections")
+struct RedisConnectionTests {
+    let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
+
+    @Test func authenticatesAndSelectsTheDatabaseFromTheURL() async throws {
+        try await withRedisServer(arguments: ["--requirepass", "s3cret"]) { redis async throws in
+            let url = "redis://:s3cret@127.0.0.1:\(redis.port)/3"
+            try await withRedisStore(redis, configure: { $0.url = url }) { store async throws in
+                #expect(try await store.check(limit, key: "pat", cost: 1).remaining == 9)
+                #expect(try redis.cli(database: 3, arguments: ["EXISTS", "storygate:rl:{story-generation}:pat"]) == "1")
+                #expect(try redis.cli(database: 0, arguments: ["EXISTS", "storygate:rl:{story-generation}:pat"]) == "0")
+            }
+        }
+    }
+
+    @Test func wrongPasswordFailsChecksWithoutHanging() async throws {
+        try await withRedisServer(arguments: ["--requirepass", "s3cret"]) { redis async throws in
+            var configuration = RedisRateLimitStore.Configuration(url: "redis://:wrong@127.0.0.1:\(redis.port)")
+            configuration.timeout = .milliseconds(500)
+            let store = try RedisRateLimitStore(configuration: configuration, logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { group async throws in
+                group.addTask { try await store.run() }
+                defer { group.cancelAll() }
+                let clock = ContinuousClock()
+                for _ in 0..<3 {
+                    let started = clock.now
+                    await #expect(throws: RateLimitStoreError.self) { try await store.check(limit, key: "quinn", cost: 1) }
+                    #expect(clock.now - started < .seconds(2))
+                }
+                #expect(store.liveConnectionCount == 0)
+            }
+        }
+    }
+
+    @Test func connectionsKilledByTheServerAreReplacedAndNoCheckCountsTwice() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                #expect(try await store.check(limit, key: "rae", cost: 1).remaining == 9)
+                var successes = 1
+                for _ in 0..<3 {
+                    try redis.cli("CLIENT", "KILL", "TYPE", "normal")
+                    _ = try await RedisOutageTests.firstSuccess(within: .seconds(2)) { try await store.check(limit, key: "rae", cost: 1) }
+                    successes += 1
+                }
+                // Every token taken in Redis belongs to a check that reported success.
+                let tokens = try #require(Double(try redis.cli("HGET", "storygate:rl:{story-generation}:rae", "tokens")))
+                #expect(abs(tokens - Double(10 - successes)) < 0.01)
+            }
+        }
+    }
+}

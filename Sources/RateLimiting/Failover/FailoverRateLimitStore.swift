@@ -17,6 +17,7 @@ public final class FailoverRateLimitStore: RateLimitStore, Sendable {
         case failClosed = "closed"
     }
 
+    /// What this store does when the primary fails.
     public let policy: Policy
     private let primary: any RateLimitStore
     private let fallback: InMemoryRateLimitStore
@@ -52,6 +53,7 @@ public final class FailoverRateLimitStore: RateLimitStore, Sendable {
     /// Checks on which the primary failed, whatever the policy.
     public var failureCount: Int { self.failures.load(ordering: .relaxed) }
 
+    /// Asks the primary; on its error counts the failure, warns (rate-limited) and applies `policy`.
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         do {
             return try await self.primary.check(limit, key: key, cost: cost)

@@ -21,6 +21,7 @@ public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
         self.now = now
     }
 
+    /// `checkNow` at the store's clock; never throws.
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         self.checkNow(limit, key: key, cost: cost, now: self.now())
     }

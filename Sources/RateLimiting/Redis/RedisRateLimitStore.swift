@@ -28,6 +28,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         /// (at least 10 × `timeout`).
         public var stallLimit: Duration = .seconds(1)
 
+        /// A configuration for `url` with every other key at its default.
         public init(url: String) {
             self.url = url
         }
@@ -65,6 +66,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     }
 
     /// Keeps the pool connected until graceful shutdown (or cancellation), then closes its connections.
+    /// Call it once, from a `ServiceGroup`; after it returns, checks fail with `.shutdown`.
     public func run() async throws {
         await withGracefulShutdownHandler {
             await self.pool.run()
@@ -76,6 +78,10 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     /// Connections currently open to Redis: 0 before `run()` has connected and during an outage (for readiness).
     public var liveConnectionCount: Int { self.pool.liveConnectionCount }
 
+    /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).
+    ///
+    /// After `NOSCRIPT` the script is sent again with `EVAL`; a check that found its connection dead before
+    /// sending is retried once on another. A check that times out may still have run in Redis.
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         let deadline = NIODeadline.now() + self.timeout

@@ -11,6 +11,7 @@ public struct RateLimitDecision: Sendable, Equatable {
     /// Seconds until one more whole token is available; 0 when the bucket is full.
     public let secondsToNextToken: Double
 
+    /// A decision with every field given; stores build them, tests and fakes may too.
     public init(allowed: Bool, shadowLimited: Bool, remaining: Int, retryAfter: Double, secondsToNextToken: Double) {
         self.allowed = allowed
         self.shadowLimited = shadowLimited

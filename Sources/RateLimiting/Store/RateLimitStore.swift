@@ -5,7 +5,7 @@ public protocol RateLimitStore: Sendable {
     /// - Parameters:
     ///   - limit: the limit to apply; its name selects the bucket.
     ///   - key: whose bucket, usually the caller's uid.
-    ///   - cost: a positive number of tokens, usually 1.
+    ///   - cost: a positive, finite number of tokens, usually 1 (a precondition: route configuration, not input).
     /// - Throws: `RateLimitStoreError` when the store could not decide; the caller applies its failure policy.
     func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision
 }

@@ -51,11 +51,14 @@ public struct RateLimitStoreError: Error, Sendable, Hashable, CustomStringConver
     /// `shutdown` or `invalid_configuration`.
     public var shortDescription: String { self.code.rawValue }
 
+    /// The kind and, when known, detail for logs (not for responses or metric labels).
     public var description: String {
         if let detail { return "RateLimitStoreError.\(self.code.rawValue): \(detail)" }
         return "RateLimitStoreError.\(self.code.rawValue)"
     }
 
+    /// Equal when of the same kind, whatever the detail.
     public static func == (lhs: RateLimitStoreError, rhs: RateLimitStoreError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the kind only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 }
