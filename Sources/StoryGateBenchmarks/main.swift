@@ -9,7 +9,9 @@ for suite in suites {
         TokenBenchmarks.profile()
     case "curl":
         try await runCurlBenchmarks()
+    case "ratelimit":
+        try await runRateLimitBenchmarks()
     default:
-        print("unknown benchmark suite \(suite); known: tokens, curl")
+        print("unknown benchmark suite \(suite); known: tokens, curl, ratelimit")
     }
 }

@@ -63,7 +63,8 @@ public final class LocalHTTPServer: Sendable {
         let server = try HTTPServerBuilder.http1(
             configuration: .init(additionalChannelHandlers: [LocalConnectionObserver(stats: stats)])
         ).buildServer(
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: backlog),
+            // No SO_REUSEADDR with port 0: Linux can then hand one ephemeral port to two binding sockets.
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: backlog, reuseAddress: false),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger,
             responder: { request, responseWriter, _ in

@@ -23,15 +23,15 @@ public struct Authenticator: Sendable {
         do {
             credentials = try Credentials.extract(from: headers, trustUserIDHeader: self.trustUserIDHeader)
         } catch {
-            self.failureLimiter?.recordFailure(clientAddress())
-            throw error
+            throw self.failure(error, clientAddress: clientAddress)
         }
         switch credentials {
         case .none:
             return nil
         case .malformedBearer(let reason):
-            self.failureLimiter?.recordFailure(clientAddress())
-            throw .invalidToken(reason, reason: TokenVerificationError.Reason.malformed.rawValue)
+            throw self.failure(
+                .invalidToken(reason, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress
+            )
         case .devUserID(let uid):
             return Identity(uid: uid, source: .dev, token: nil)
         case .bearer(let token):
@@ -55,10 +55,23 @@ public struct Authenticator: Sendable {
     /// The caller's identity; no credentials is a 401.
     public func authenticate(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity {
         guard let identity = try await self.identify(headers, clientAddress: clientAddress) else {
-            self.failureLimiter?.recordFailure(clientAddress())
-            throw .missingCredentials(devMode: self.trustUserIDHeader)
+            throw self.failure(.missingCredentials(devMode: self.trustUserIDHeader), clientAddress: clientAddress)
         }
         return identity
+    }
+
+    /// A request that failed without any verification work: counts against its address, and is a 429 instead
+    /// when the address has no failures left.
+    private func failure(_ error: GatewayError, clientAddress: () -> String) -> GatewayError {
+        guard let limiter = self.failureLimiter else { return error }
+        let address = clientAddress()
+        do {
+            try limiter.refuseIfExhausted(address)
+        } catch {
+            return error
+        }
+        limiter.recordFailure(address)
+        return error
     }
 
     private func verify(_ token: Substring) async throws(GatewayError) -> Identity {

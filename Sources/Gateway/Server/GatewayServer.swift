@@ -18,7 +18,11 @@ public struct GatewayServer: Service {
         let onServerRunning = self.onServerRunning
         let logger = self.logger
         let server = try HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(75))).buildServer(
-            configuration: .init(address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024),
+            // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
+            // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
+            configuration: .init(
+                address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024, reuseAddress: self.port != 0
+            ),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: self.logger,
             responder: { request, writer, channel in

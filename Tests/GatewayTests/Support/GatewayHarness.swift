@@ -30,6 +30,7 @@ struct GatewayHarness: Sendable {
         certificates: CertificateEndpoint = CertificateEndpoint(),
         configure: (inout GatewayConfiguration) -> Void = { _ in },
         policy: CertificateRefreshPolicy = .init(),
+        extraRoutes: [Route] = [],
         waitUntilReady: Bool = true,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
@@ -41,8 +42,8 @@ struct GatewayHarness: Sendable {
             configuration.devCertsDirectory = Self.repositoryRoot + "/certs/dev"
             configure(&configuration)
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-            let application = GatewayApplication(
-                configuration: configuration, logger: Self.logger, certificatePolicy: policy,
+            let application = try GatewayApplication(
+                configuration: configuration, logger: Self.logger, certificatePolicy: policy, extraRoutes: extraRoutes,
                 onServerRunning: { portContinuation.yield($0) }
             )
             let client = CurlClient(logger: Self.logger)
