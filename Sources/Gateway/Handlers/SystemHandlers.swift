@@ -11,13 +11,13 @@ enum SystemHandlers {
         }
     }
 
-    /// 200 only when every trusted project's certificates are loaded (and the gateway is not draining).
+    /// 200 only when every trusted project's certificates are loaded (and, failing closed, Redis is connected).
     static func ready(isReady: @escaping @Sendable () -> Bool) -> Route {
         Route(name: "readyz", path: .exact("/readyz"), methods: [.get], auth: .none) { _, _ in
             guard isReady() else {
                 throw GatewayError(
                     status: .serviceUnavailable, code: "UNAVAILABLE",
-                    message: "The gateway is not ready: token signing certificates are not loaded.",
+                    message: "The gateway is not ready: token signing certificates are not loaded, or a required store is unreachable.",
                     reason: "not_ready", retryAfter: 5
                 )
             }

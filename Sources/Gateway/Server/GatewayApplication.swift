@@ -52,6 +52,7 @@ public struct GatewayApplication: Sendable {
         let localBuckets = InMemoryRateLimitStore()
         var background: [any Service] = [RateLimitSweeper(stores: [localBuckets] + (failureLimiter.map { [$0.store] } ?? []))]
         let store: any RateLimitStore
+        var requiredRedis: RedisRateLimitStore?
         if let redisURL = configuration.redisURL {
             var redisConfiguration = RedisRateLimitStore.Configuration(url: redisURL)
             redisConfiguration.poolSize = configuration.redisPoolSize
@@ -63,6 +64,8 @@ public struct GatewayApplication: Sendable {
                 throw ConfigurationError(variable: "REDIS_URL", message: "cannot be used: \(error)")
             }
             background.append(redis)
+            // Failing closed, the gateway cannot answer limited routes without Redis: not ready until connected.
+            if configuration.rateLimitFailurePolicy == .failClosed { requiredRedis = redis }
             store = FailoverRateLimitStore(
                 primary: redis, fallback: localBuckets, policy: configuration.rateLimitFailurePolicy, logger: logger
             )
@@ -75,7 +78,9 @@ public struct GatewayApplication: Sendable {
         let routes = RouteTable(
             [
                 SystemHandlers.health(),
-                SystemHandlers.ready(isReady: { tokens.isReady }),
+                SystemHandlers.ready(isReady: { [requiredRedis] in
+                    tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+                }),
                 MeHandler.route(),
             ] + extraRoutes
         )
