@@ -130,8 +130,10 @@ let package = Package(
                 "Gateway",
                 "IDTokens",
                 "MockOpenAI",
+                "StoryFunctions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

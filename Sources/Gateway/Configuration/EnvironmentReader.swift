@@ -1,4 +1,5 @@
 public import Logging
+import IDTokens
 import RateLimiting
 
 /// Typed reads of environment variables, each failure naming the variable.
@@ -54,6 +55,22 @@ struct EnvironmentReader {
 }
 
 extension EnvironmentReader {
+    /// A secret from `variable`, or from the file `fileVariable` names (trailing newline dropped). Error messages
+    /// name the variable or the file, never the value.
+    func secret(_ variable: String, fileVariable: String) throws(ConfigurationError) -> Secret? {
+        if let value = self.raw(variable) { return Secret(value) }
+        guard let path = self.raw(fileVariable) else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: 64 * 1024)
+        } catch {
+            throw ConfigurationError(variable: fileVariable, message: "names a file that cannot be read: \(error)")
+        }
+        let value = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \t\r\n")
+        guard !value.isEmpty else { throw ConfigurationError(variable: fileVariable, message: "names an empty file") }
+        return Secret(value)
+    }
+
     /// A comma-separated list, entries trimmed, empty ones dropped.
     func list(_ name: String) throws(ConfigurationError) -> [String] {
         guard let value = self.raw(name) else { return [] }

@@ -1,5 +1,6 @@
 public import Logging
 public import RateLimiting
+public import StoryFunctions
 
 /// Everything `storygate serve` is configured with. Every key, its type and its default:
 ///
@@ -23,6 +24,10 @@ public import RateLimiting
 /// | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
 /// | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
 /// | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
+/// | `OPENAI_API_KEY` | the OpenAI key (or `OPENAI_API_KEY_FILE`: a file holding it) | none: offline provider in dev, refused in prod |
+/// | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
+/// | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
+/// | `MEDIA_DIR` | where generated audio and images are stored | `./data/media` |
 public struct GatewayConfiguration: Sendable, Equatable {
     public enum Mode: String, Sendable, Equatable {
         case prod, dev
@@ -52,6 +57,11 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var redisPoolSize = 4
     public var redisTimeoutMilliseconds = 50
     public var rateLimitFailurePolicy = FailoverRateLimitStore.Policy.failOpen
+    /// The OpenAI key; nil in dev selects the offline provider.
+    public var openAIAPIKey: Secret?
+    public var openAIBaseURL = "https://api.openai.com/v1"
+    public var models = AIModels()
+    public var mediaDirectory = "./data/media"
 
     public init() {}
 
@@ -80,6 +90,14 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: 1...64)
         self.redisTimeoutMilliseconds = try reader.integer("REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: 1...10_000)
         self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
+        self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE")
+        self.openAIBaseURL = try reader.string("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
+        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, validate: Self.isModelName)
+        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, validate: Self.isModelName)
+        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
+        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, validate: Self.isModelName)
+        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, validate: Self.isModelName)
+        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, validate: { !$0.isEmpty })
         try self.validate()
     }
 
@@ -109,6 +127,14 @@ public struct GatewayConfiguration: Sendable, Equatable {
         if let firebaseProjectID { projects.append(firebaseProjectID) }
         if self.mode == .dev, !projects.contains(Self.devProjectID) { projects.append(Self.devProjectID) }
         return projects
+    }
+
+    static func isModelName(_ name: String) -> Bool {
+        (1...100).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
     }
 
     static func isLoopback(_ host: String) -> Bool {

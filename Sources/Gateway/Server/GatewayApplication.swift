@@ -2,8 +2,10 @@ public import CurlHTTP
 public import IDTokens
 public import Logging
 import NIOPosix
+public import OpenAI
 public import RateLimiting
 public import ServiceLifecycle
+public import StoryFunctions
 import UnixSignals
 
 /// The whole gateway built from a configuration: its components, and the services to run in one ServiceGroup.
@@ -13,6 +15,9 @@ public struct GatewayApplication: Sendable {
     public let certificateStores: [CertificateStore]
     public let authenticator: Authenticator
     public let rateLimiter: RateLimiter
+    /// OpenAI over libcurl, or the offline provider (dev without a key).
+    public let provider: any AIProvider
+    public let media: any MediaStore
     public let server: GatewayServer
     private let backgroundServices: [any Service]
     private let logger: Logger
@@ -75,6 +80,22 @@ public struct GatewayApplication: Sendable {
         self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, logger: logger)
         self.backgroundServices = background
 
+        // The AI functions: OpenAI when a key is configured; in dev without one, the offline provider.
+        if let key = configuration.openAIAPIKey {
+            var openAI = OpenAIConfiguration(apiKey: APIKey(key.value))
+            openAI.baseURL = configuration.openAIBaseURL
+            self.provider = OpenAIClient(configuration: openAI, http: self.curl, logger: logger)
+        } else if configuration.mode == .dev {
+            self.provider = OfflineProvider()
+        } else {
+            throw ConfigurationError(
+                variable: "OPENAI_API_KEY",
+                message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
+            )
+        }
+        self.media = FileMediaStore(directory: configuration.mediaDirectory)
+        let functions = StoryFunctionsService(provider: self.provider, media: self.media, models: configuration.models, logger: logger)
+
         let routes = RouteTable(
             [
                 SystemHandlers.health(),
@@ -82,7 +103,8 @@ public struct GatewayApplication: Sendable {
                     tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
                 }),
                 MeHandler.route(),
-            ] + extraRoutes
+                MediaHandler.route(self.media),
+            ] + FunctionRoutes.routes(functions) + extraRoutes
         )
         for route in routes.routes {
             guard let rule = route.rateLimit else { continue }
@@ -112,6 +134,9 @@ public struct GatewayApplication: Sendable {
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully.
     public func run() async throws {
+        if self.configuration.mode == .dev, self.configuration.openAIAPIKey == nil {
+            self.logger.warning("DEV MODE: no OPENAI_API_KEY, so the AI functions answer from the built-in offline provider.")
+        }
         if self.configuration.mode == .dev {
             self.logger.warning(
                 "DEV MODE: X-User-Id is trusted without a token and the dev certificate in \(self.configuration.devCertsDirectory) is trusted for project \(GatewayConfiguration.devProjectID). Never run dev mode in production."

@@ -262,3 +262,16 @@ private func withOutputBIO(_ write: (OpaquePointer) -> Bool) -> String? {
     guard let data, length > 0 else { return nil }
     return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
 }
+
+/// One-shot SHA-256 (user-id hashing; not on the token hot path).
+enum OpenSSLDigest {
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            EVP_Digest(input.baseAddress, input.count, &digest, &length, OpenSSLAlgorithms.sha256, nil)
+        }
+        precondition(ok == 1 && length == 32, "SHA-256 failed")
+        return digest
+    }
+}

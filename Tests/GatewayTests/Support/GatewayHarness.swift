@@ -40,6 +40,10 @@ struct GatewayHarness: Sendable {
             configuration.firebaseProjectID = TestKeys.projectID
             configuration.firebaseCertsURL = certServer.baseURL + "/certs"
             configuration.devCertsDirectory = Self.repositoryRoot + "/certs/dev"
+            // Prod needs a key for the AI functions; tests that call them point the base URL at a local fake.
+            configuration.openAIAPIKey = Secret("sk-test-not-a-real-key")
+            configuration.openAIBaseURL = "http://127.0.0.1:9/v1"
+            configuration.mediaDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-media-\(UUID().uuidString)").path
             configure(&configuration)
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(

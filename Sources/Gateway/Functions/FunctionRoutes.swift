@@ -1,0 +1,42 @@
+import HTTPTypes
+import HummingbirdCore
+import IDTokens
+import NIOCore
+import StoryFunctions
+
+/// The five AI functions the app calls: `POST /functions/v1/<name>`, a verified caller, the function's
+/// per-user rate limit, JSON in and out.
+enum FunctionRoutes {
+    typealias Function = @Sendable (StoryFunctionsService, [UInt8], Caller) async throws(FunctionError) -> [UInt8]
+
+    static let functions: [(name: String, call: Function)] = [
+        ("story-generation", { service, body, caller throws(FunctionError) in try await service.storyGeneration(body, caller: caller) }),
+        ("extract-scenes", { service, body, caller throws(FunctionError) in try await service.extractScenes(body, caller: caller) }),
+        ("audio-synthesis", { service, body, caller throws(FunctionError) in try await service.audioSynthesis(body, caller: caller) }),
+        ("avatar-generation", { service, body, caller throws(FunctionError) in try await service.avatarGeneration(body, caller: caller) }),
+        ("scene-illustration", { service, body, caller throws(FunctionError) in try await service.sceneIllustration(body, caller: caller) }),
+    ]
+
+    static func routes(_ service: StoryFunctionsService) -> [Route] {
+        self.functions.map { name, function in
+            Route(
+                name: name, path: .exact("/functions/v1/\(name)"), methods: [.post], auth: .required,
+                rateLimit: RouteRateLimit(name: name)
+            ) { request, context in
+                guard let identity = context.identity else { throw GatewayError.internalError() }
+                let body = try await RequestBodyReader.collect(request, limit: StoryFunctionsService.maximumBodyBytes)
+                let caller = Caller(uid: identity.uid, safetyIdentifier: UserHash.safetyIdentifier(identity.uid))
+                let json: [UInt8]
+                do throws(FunctionError) {
+                    json = try await function(service, body, caller)
+                } catch {
+                    throw GatewayError(error)
+                }
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json"
+                headers[.cacheControl] = "no-store"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import StoryFunctions
+
+/// `GET /media/<key>`: generated audio and images, public by capability URL (the key has ≥128 random bits), as
+/// the app's storage rules had it. `ETag`/`If-None-Match`, long-lived caching (a key's content never changes), and
+/// single byte ranges (RFC 9110 §14), which the iOS player needs.
+enum MediaHandler {
+    static let prefix = "/media/"
+
+    static func route(_ media: any MediaStore) -> Route {
+        Route(name: "media", path: .prefix(Self.prefix), methods: [.get], auth: .none) { request, _ in
+            let key = String(request.uri.path.dropFirst(Self.prefix.count))
+            guard let object = try await media.metadata(key) else { throw GatewayError.notFound() }
+            var headers = HTTPFields()
+            headers[.contentType] = object.contentType
+            headers[.eTag] = object.etag
+            headers[.cacheControl] = "public, max-age=31536000, immutable"
+            headers[.acceptRanges] = "bytes"
+            if let match = request.headers[.ifNoneMatch], match == object.etag || match == "*" {
+                return Response(status: .notModified, headers: headers)
+            }
+            // A range is honoured only while the representation is the one the client has (If-Range, §13.1.5).
+            let rangeHeader = request.headers[.ifRange].map { $0 == object.etag } ?? true ? request.headers[.range] : nil
+            switch ByteRange.parse(rangeHeader, length: object.byteCount) {
+            case .full:
+                guard let bytes = try await media.read(key, range: nil) else { throw GatewayError.notFound() }
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            case .partial(let range):
+                guard let bytes = try await media.read(key, range: range) else { throw GatewayError.notFound() }
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(object.byteCount)"
+                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            case .unsatisfiable:
+                var error = GatewayError(
+                    status: .rangeNotSatisfiable, code: "RANGE_NOT_SATISFIABLE",
+                    message: "The requested range is outside the resource.", reason: "range_not_satisfiable"
+                )
+                error.headers[.contentRange] = "bytes */\(object.byteCount)"
+                throw error
+            }
+        }
+    }
+}
