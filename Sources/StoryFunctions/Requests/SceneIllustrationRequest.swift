@@ -1,0 +1,18 @@
+/// `POST /functions/v1/scene-illustration` as the app sends it. `style` is optional (no style sentence);
+/// `quality` and `size` are accepted as for avatars (defaults `auto`, `1536x1024`).
+struct SceneIllustrationRequest: Decodable {
+    var storyID: String
+    var sceneNumber: Int
+    var prompt: String
+    var heroGenerationID: String?
+    var style: String?
+    var quality: String?
+    var size: String?
+
+    enum CodingKeys: String, CodingKey {
+        case prompt, style, quality, size
+        case storyID = "story_id"
+        case sceneNumber = "scene_number"
+        case heroGenerationID = "hero_generation_id"
+    }
+}
