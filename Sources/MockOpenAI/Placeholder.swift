@@ -1,1 +1,0 @@
-// Placeholder so the package builds; replaced as the module grows.
