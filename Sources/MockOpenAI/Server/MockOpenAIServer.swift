@@ -1,0 +1,69 @@
+import HummingbirdCore
+public import Logging
+import NIOCore
+import NIOPosix
+public import OpenAI
+public import ServiceLifecycle
+
+/// OpenAI's HTTP API shape served locally from an ``AIProvider`` (e.g. the offline provider), with scripted
+/// faults and request recording, for tests and load tests that exercise the real HTTP client path.
+///
+/// Endpoints (all `POST`, base path `/v1`): `chat/completions` (structured output), `audio/speech`,
+/// `images/generations`, `images/edits` (multipart) and `moderations`. Errors use OpenAI's shape
+/// `{"error": {"message", "type", "param", "code"}}`: 401 `invalid_api_key`, 400 `invalid_request_error`,
+/// 400 `content_policy_violation`, 404, 405, 413.
+///
+/// ```swift
+/// let server = MockOpenAIServer(configuration: .init(), provider: provider, logger: logger) { port in … }
+/// server.faults.enqueue(.status(429, retryAfter: 1), .status(500), for: .chatCompletions)
+/// // in a ServiceGroup, or: Task { try await server.run() }
+/// ```
+public final class MockOpenAIServer: Service, Sendable {
+    /// The settings this server was made with.
+    public let configuration: MockOpenAIConfiguration
+    /// The fault script; change it at any time.
+    public let faults = MockFaults()
+    private let provider: any AIProvider
+    private let recorder: RequestRecorder
+    private let logger: Logger
+    private let onServerRunning: @Sendable (Int) async -> Void
+
+    /// A server; nothing starts until ``run()``. `onServerRunning` gets the bound port once it listens.
+    public init(
+        configuration: MockOpenAIConfiguration, provider: any AIProvider, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.provider = provider
+        self.logger = logger
+        self.onServerRunning = onServerRunning
+        self.recorder = RequestRecorder(limit: configuration.recordLimit, directory: configuration.recordDirectory, logger: logger)
+    }
+
+    /// The requests received so far (the newest ``MockOpenAIConfiguration/recordLimit``), oldest first.
+    public var requests: [RecordedRequest] { self.recorder.requests }
+
+    /// Listens until graceful shutdown or cancellation; requests in flight are allowed to finish, and hanging
+    /// ones (`.hang`) are cut.
+    public func run() async throws {
+        let responder = MockResponder(
+            configuration: self.configuration, provider: self.provider, faults: self.faults, recorder: self.recorder, logger: self.logger
+        )
+        let logger = self.logger
+        let onServerRunning = self.onServerRunning
+        let server = try HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(75))).buildServer(
+            configuration: .init(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: nil),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: self.logger,
+            responder: { request, writer, channel in
+                try await responder.respond(to: request, writer: writer, channel: channel)
+            },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.notice("mock-openai listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                await onServerRunning(port)
+            }
+        )
+        try await server.run()
+    }
+}
