@@ -7,16 +7,9 @@ enum MultipartParser {
 
     /// The `boundary` parameter of a `multipart/form-data` content type, quotes removed; `nil` otherwise.
     static func boundary(contentType: String) -> String? {
-        let fields = contentType.split(separator: ";").map { $0.trimmingSpaces }
-        guard let type = fields.first, type.lowercased() == "multipart/form-data" else { return nil }
-        for field in fields.dropFirst() {
-            guard let equals = field.firstIndex(of: "=") else { continue }
-            guard field[..<equals].trimmingSpaces.lowercased() == "boundary" else { continue }
-            var value = field[field.index(after: equals)...].trimmingSpaces
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            return value.isEmpty || value.utf8.count > 70 ? nil : value
-        }
-        return nil
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces.lowercased() }
+        guard type == "multipart/form-data", let boundary = Self.parameters(contentType)["boundary"] else { return nil }
+        return boundary.isEmpty || boundary.utf8.count > 70 ? nil : boundary
     }
 
     /// The parts of `body`, in order.
@@ -72,7 +65,7 @@ enum MultipartParser {
     }
 
     /// `form-data; name="a"; filename="b.png"` → `["name": "a", "filename": "b.png"]` (quoted strings may hold `;`).
-    private static func parameters(_ value: String) -> [String: String] {
+    static func parameters(_ value: String) -> [String: String] {
         var result: [String: String] = [:]
         var scalars = Substring(value)
         guard let firstSemicolon = scalars.firstIndex(of: ";") else { return result }
