@@ -5,7 +5,9 @@ public struct APIKey: Sendable, CustomStringConvertible { public init(_ value: S
 public struct OpenAIConfiguration: Sendable {
     public var baseURL = "https://api.openai.com/v1"
     public var apiKey: APIKey
-    public init(apiKey: APIKey) { self.apiKey = apiKey }
+    public var deadlines = Deadlines()
+    public init(apiKey: APIKey, baseURL: String) { self.apiKey = apiKey; self.baseURL = baseURL }
+    public struct Deadlines: Sendable { public init() {}; public static func all(_ deadline: Duration) -> Deadlines { Deadlines() } }
 }
 public final class OpenAIClient: AIProvider {
     public init(configuration: OpenAIConfiguration, http: CurlClient, logger: Logger) {}

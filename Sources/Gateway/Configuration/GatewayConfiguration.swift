@@ -27,6 +27,7 @@ public import StoryFunctions
 /// | `OPENAI_API_KEY` | the OpenAI key (or `OPENAI_API_KEY_FILE`: a file holding it) | none: offline provider in dev, refused in prod |
 /// | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
 /// | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
+/// | `OPENAI_TIMEOUT_SECONDS` | 1...600: one deadline for every OpenAI call, retries included | per call kind: chat 120, speech 60, images 120, moderation 15 |
 /// | `MEDIA_DIR` | where generated audio and images are stored | `./data/media` |
 public struct GatewayConfiguration: Sendable, Equatable {
     public enum Mode: String, Sendable, Equatable {
@@ -60,6 +61,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// The OpenAI key; nil in dev selects the offline provider.
     public var openAIAPIKey: Secret?
     public var openAIBaseURL = "https://api.openai.com/v1"
+    /// One deadline for every OpenAI call (retries included); nil keeps the per-kind defaults.
+    public var openAITimeoutSeconds: Int?
     public var models = AIModels()
     public var mediaDirectory = "./data/media"
 
@@ -97,6 +100,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
         self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, validate: Self.isModelName)
         self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, validate: Self.isModelName)
+        if reader.raw("OPENAI_TIMEOUT_SECONDS") != nil {
+            self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: 1...600)
+        }
         self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, validate: { !$0.isEmpty })
         try self.validate()
     }

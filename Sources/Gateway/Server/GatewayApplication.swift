@@ -82,8 +82,8 @@ public struct GatewayApplication: Sendable {
 
         // The AI functions: OpenAI when a key is configured; in dev without one, the offline provider.
         if let key = configuration.openAIAPIKey {
-            var openAI = OpenAIConfiguration(apiKey: APIKey(key.value))
-            openAI.baseURL = configuration.openAIBaseURL
+            var openAI = OpenAIConfiguration(apiKey: APIKey(key.value), baseURL: configuration.openAIBaseURL)
+            if let seconds = configuration.openAITimeoutSeconds { openAI.deadlines = .all(.seconds(seconds)) }
             self.provider = OpenAIClient(configuration: openAI, http: self.curl, logger: logger)
         } else if configuration.mode == .dev {
             self.provider = OfflineProvider()
