@@ -115,4 +115,34 @@ struct OpenAIPathEndToEndTests {
             }
         }
     }
+
+    @Test("a client that disconnects cancels the provider call (no transfer left hanging upstream)")
+    func clientDisconnect() async throws {
+        try await withLocalHTTPServer({ _ in
+            try await Task.sleep(for: .seconds(60))
+            return LocalResponse.json("{}")
+        }) { upstream in
+            try await GatewayHarness.run(configure: {
+                FunctionsEndToEndTests.dev(&$0)
+                $0.openAIAPIKey = Secret("sk-test-local")
+                $0.openAIBaseURL = upstream.baseURL + "/v1"
+            }) { gateway in
+                let impatient = CurlRequest(
+                    url: "http://127.0.0.1:\(gateway.port)/functions/v1/extract-scenes", method: "POST",
+                    headers: [CurlHeader("X-User-Id", "kid-gone")], body: Self.scenesBody, timeout: .milliseconds(500)
+                )
+                await #expect(throws: CurlError.self) { try await gateway.client.execute(impatient) }
+                // Bounded wait: the upstream connection closes only if the gateway cancelled its call.
+                let closed = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask { await upstream.waitForClosedConnections(atLeast: 1); return true }
+                    group.addTask { try? await Task.sleep(for: .seconds(20)); return false }
+                    let first = await group.next() ?? false
+                    group.cancelAll()
+                    return first
+                }
+                #expect(closed)
+                #expect(upstream.requestCount == 1)
+            }
+        }
+    }
 }

@@ -26,11 +26,16 @@ enum FunctionRoutes {
                 guard let identity = context.identity else { throw GatewayError.internalError() }
                 let body = try await RequestBodyReader.collect(request, limit: StoryFunctionsService.maximumBodyBytes)
                 let caller = Caller(uid: identity.uid, safetyIdentifier: UserHash.safetyIdentifier(identity.uid))
+                // If the client goes away, stop the provider calls nobody will receive (and that cost money).
+                let call = Task { () async throws(FunctionError) -> [UInt8] in try await function(service, body, caller) }
+                context.connectionClosed.whenComplete { _ in call.cancel() }
                 let json: [UInt8]
-                do throws(FunctionError) {
-                    json = try await function(service, body, caller)
-                } catch {
-                    throw GatewayError(error)
+                switch await withTaskCancellationHandler(operation: { await call.result }, onCancel: { call.cancel() }) {
+                case .success(let bytes): json = bytes
+                case .failure(let error as FunctionError): throw GatewayError(error)
+                case .failure:
+                    // Cancelled: the client left, or the gateway is shutting down; no one relies on this answer.
+                    throw GatewayError(status: .serviceUnavailable, code: "UNAVAILABLE", message: "The request was cancelled.", reason: "cancelled")
                 }
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"
