@@ -1,3 +1,4 @@
+import Foundation
 @testable import StoryFunctions
 import Testing
 
@@ -90,5 +91,45 @@ import Testing
         for bytes in [badCRC, noEnd, trailing, Array(png.prefix(40)), Array("GIF89a".utf8), []] {
             #expect(!PNG.isPNG(bytes))
         }
+    }
+}
+
+/// A cross-check with a real zlib: Python's `zlib.decompress` and `zlib.crc32` read the offline PNG
+/// (skipped where there is no python3).
+@Suite struct PNGZlibCrossCheckTests {
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: python != nil)) func pythonZlibDecodesTheImage() throws {
+        let png = PNG.image(width: 64, height: 48, seed: 99)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("png-\(UUID().uuidString).png")
+        try Data(png).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = """
+            import struct, sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+            pos, idat = 8, b''
+            while pos < len(data):
+                n, = struct.unpack('>I', data[pos:pos+4]); kind = data[pos+4:pos+8]; body = data[pos+8:pos+8+n]
+                crc, = struct.unpack('>I', data[pos+8+n:pos+12+n])
+                assert zlib.crc32(kind + body) & 0xffffffff == crc, kind
+                if kind == b'IHDR': w, h = struct.unpack('>II', body[:8])
+                if kind == b'IDAT': idat += body
+                pos += 12 + n
+            raw = zlib.decompress(idat)
+            assert len(raw) == h * (1 + 3 * w)
+            print(w, h, len(raw))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python!)
+        process.arguments = ["-c", script, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "64 48 9264")
     }
 }
