@@ -93,4 +93,22 @@ import Testing
         #expect(error?.status == 503)
         #expect(error?.ai?.retryAfter == 3)
     }
+
+    @Test func partsAreJoinedInTextOrder() async throws {
+        // Each chunk gets frames of its own bitrate, so the joined bytes show the order of the parts.
+        @Sendable func part(_ input: String) -> [UInt8] {
+            let rates = [32_000, 40_000, 48_000, 56_000, 64_000, 80_000]
+            let index = SpeechChunker.chunks((0..<220).map(Self.sentence).joined(separator: " ")).firstIndex(of: input) ?? 0
+            let header = MP3FrameHeader(version: .mpeg1, bitrate: rates[index], sampleRate: 32_000, padding: false, mono: true)
+            return MP3.silence(seconds: Double(index + 1), header: header)
+        }
+        let fixture = TestFixture(provider: ScriptedProvider(.init(speech: { part($0.input) })))
+        defer { fixture.close() }
+        let text = (0..<220).map(Self.sentence).joined(separator: " ")
+        let response = try object(try await fixture.service.audioSynthesis(body(Bodies.audio(text)), caller: TestFixture.alice))
+        let key = TestFixture.key(ofURL: try #require(response["audio_url"] as? String))
+        let stored = try #require(try await fixture.store.read(key, range: nil))
+        #expect(stored == SpeechChunker.chunks(text).flatMap(part))
+        #expect(abs((response["duration"] as? Double ?? 0) - MP3.duration(of: stored)!) < 0.006)
+    }
 }
