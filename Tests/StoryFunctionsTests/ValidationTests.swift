@@ -64,6 +64,8 @@ import Testing
             Case(function: .scenes, body: with(scenes, ["target_scene_count"], 2.5), field: "target_scene_count"),
             Case(function: .scenes, body: with(scenes, ["target_scene_count"], ["n": 3]), field: "target_scene_count"),
             Case(function: .audio, body: with(audio, ["speed"], true), field: "speed"),
+            Case(function: .story, body: with(story, ["hero", "age"], 7.5), field: "hero.age"),
+            Case(function: .illustration, body: with(illustration, ["scene_number"], 1.5), field: "scene_number"),
             Case(function: .illustration, body: with(illustration, ["scene_number"], "2"), field: "scene_number"),
             // Empty after trimming.
             Case(function: .story, body: with(story, ["hero", "name"], "   "), field: "hero.name"),

@@ -35,7 +35,8 @@ public enum MP3 {
     /// (4 KB a second, so long offline speech stays small).
     static let silenceHeader = MP3FrameHeader(version: .mpeg1, bitrate: 32_000, sampleRate: 32_000, padding: false, mono: true)
 
-    /// A real MPEG-1 Layer III stream of silent frames lasting at least `seconds` (whole 36 ms frames, at least one).
+    /// A real MPEG-1 Layer III stream of silent frames lasting at least `seconds` (whole 36 ms frames, at least one,
+    /// at most four hours).
     public static func silence(seconds: Double) -> [UInt8] {
         self.silence(seconds: seconds, header: self.silenceHeader)
     }
@@ -44,7 +45,7 @@ public enum MP3 {
     /// granule decodes to silence) and zero padding.
     static func silence(seconds: Double, header: MP3FrameHeader) -> [UInt8] {
         let wanted = seconds.isFinite && seconds > 0 ? (seconds / header.duration).rounded(.up) : 1
-        let count = max(1, Int(min(wanted, 10_000_000)))
+        let count = max(1, Int(min(wanted, 400_000)))  // at most 400,000 frames (4 hours at 36 ms)
         var frame = [UInt8](repeating: 0, count: header.frameLength)
         frame.replaceSubrange(0..<4, with: header.bytes!)
         var result: [UInt8] = []

@@ -23,11 +23,15 @@ enum FieldRules {
         return value
     }
 
-    static func integer(_ value: Int, _ field: String, in range: ClosedRange<Int>) throws(FunctionError) -> Int {
-        guard range.contains(value) else {
+    /// A whole number within `range` (JSON numbers arrive as `Double`, so `2.5` is named as this field's fault).
+    static func integer(_ value: Double, _ field: String, in range: ClosedRange<Int>) throws(FunctionError) -> Int {
+        guard value.isFinite, value == value.rounded() else {
+            throw .invalidArgument(field: field, "`\(field)` must be an integer.")
+        }
+        guard Double(range.lowerBound) <= value, value <= Double(range.upperBound) else {
             throw .invalidArgument(field: field, "`\(field)` must be between \(range.lowerBound) and \(range.upperBound).")
         }
-        return value
+        return Int(value)
     }
 
     /// One of `allowed` (compared case-insensitively after trimming); returns the canonical value.

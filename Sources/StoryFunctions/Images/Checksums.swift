@@ -1,4 +1,5 @@
-/// CRC-32 (ISO-HDLC, as PNG chunks use) and Adler-32 (as zlib streams use).
+/// CRC-32 (ISO-HDLC, as PNG chunks use) and Adler-32 (as zlib streams use), over contiguous bytes
+/// (a generic `Collection` loop is a hundred times slower in practice).
 enum Checksums {
     private static let crcTable: [UInt32] = (0..<256).map { index -> UInt32 in
         var value = UInt32(index)
@@ -6,27 +7,32 @@ enum Checksums {
         return value
     }
 
-    static func crc32<Bytes: Collection<UInt8>>(_ bytes: Bytes, initial: UInt32 = 0) -> UInt32 {
-        var crc = ~initial
-        Self.crcTable.withUnsafeBufferPointer { table in
+    static func crc32(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBufferPointer { self.crc32($0) } }
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.withUnsafeBufferPointer { self.crc32($0) } }
+
+    static func crc32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        self.crcTable.withUnsafeBufferPointer { table in
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return ~crc
     }
 
-    static func adler32<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt32 {
+    static func adler32(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBufferPointer { self.adler32($0) } }
+
+    static func adler32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var a: UInt32 = 1, b: UInt32 = 0
-        var pending = 0
-        for byte in bytes {
-            a &+= UInt32(byte)
-            b &+= a
-            pending += 1
-            if pending == 5552 {  // the largest run before b can overflow
-                a %= 65521
-                b %= 65521
-                pending = 0
+        var index = 0
+        while index < bytes.count {
+            let end = min(index + 5552, bytes.count)  // the longest run before `b` could overflow
+            while index < end {
+                a &+= UInt32(bytes[index])
+                b &+= a
+                index += 1
             }
+            a %= 65521
+            b %= 65521
         }
-        return (b % 65521) << 16 | (a % 65521)
+        return b << 16 | a
     }
 }

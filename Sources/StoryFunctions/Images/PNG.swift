@@ -10,17 +10,21 @@ public enum PNG {
         let from = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
         let to = (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random))
         let rowLength = 1 + width * 3
-        var raw = [UInt8](repeating: 0, count: rowLength * height)
+        // The colour depends on x + y only: one diagonal strip of colours, each row a window into it.
         let span = max(1, width + height - 2)
+        var diagonal = [UInt8](repeating: 0, count: (width + height - 1) * 3)
+        for step in 0..<(width + height - 1) {
+            let t = step * 255 / span
+            diagonal[step * 3] = blend(from.0, to.0, t)
+            diagonal[step * 3 + 1] = blend(from.1, to.1, t)
+            diagonal[step * 3 + 2] = blend(from.2, to.2, t)
+        }
+        var raw = [UInt8](repeating: 0, count: rowLength * height)
         raw.withUnsafeMutableBufferPointer { pixels in
-            for y in 0..<height {
-                var index = y * rowLength + 1  // filter byte 0 stays
-                for x in 0..<width {
-                    let t = (x + y) * 255 / span
-                    pixels[index] = blend(from.0, to.0, t)
-                    pixels[index + 1] = blend(from.1, to.1, t)
-                    pixels[index + 2] = blend(from.2, to.2, t)
-                    index += 3
+            diagonal.withUnsafeBufferPointer { strip in
+                for y in 0..<height {  // filter byte 0 stays
+                    let row = UnsafeMutableBufferPointer(rebasing: pixels[(y * rowLength + 1)..<((y + 1) * rowLength)])
+                    _ = row.initialize(from: strip[(y * 3)..<((y + width) * 3)])
                 }
             }
         }

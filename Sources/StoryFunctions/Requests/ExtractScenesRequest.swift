@@ -1,7 +1,8 @@
 /// `POST /functions/v1/extract-scenes` as the app sends it.
 struct ExtractScenesRequest: Decodable {
     var storyContent: String
-    var targetSceneCount: Int
+    /// A number, checked to be a whole one (JSONDecoder reports no field for a fractional `Int`).
+    var targetSceneCount: Double
 
     enum CodingKeys: String, CodingKey {
         case storyContent = "story_content"

@@ -2,7 +2,8 @@
 /// `quality` and `size` are accepted as for avatars (defaults `auto`, `1536x1024`).
 struct SceneIllustrationRequest: Decodable {
     var storyID: String
-    var sceneNumber: Int
+    /// A number, checked to be a whole one.
+    var sceneNumber: Double
     var prompt: String
     var heroGenerationID: String?
     var style: String?

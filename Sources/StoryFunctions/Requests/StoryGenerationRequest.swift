@@ -6,7 +6,8 @@ struct StoryGenerationRequest: Decodable {
         var secondaryTrait: String
         var appearance: String
         var specialAbility: String
-        var age: Int?
+        /// A number, checked to be a whole one.
+        var age: Double?
 
         enum CodingKeys: String, CodingKey {
             case name, appearance, age

@@ -75,10 +75,10 @@ struct SceneIllustrationResponse: Encodable {
 }
 
 enum ResponseEncoder {
-    /// JSON bytes, slashes unescaped (`/media/<key>`).
+    /// JSON bytes, slashes unescaped (`/media/<key>`), keys sorted (the same value always gives the same bytes).
     static func encode<Response: Encodable>(_ response: Response) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding these plain structs of strings and numbers cannot fail.
         return (try? [UInt8](encoder.encode(response))) ?? Array("{}".utf8)
     }
