@@ -81,9 +81,14 @@ struct OpenAIPathEndToEndTests {
             #expect(refused.status == 400)
             #expect(refused.errorCode == "CONTENT_POLICY_VIOLATION")
 
-            mock.faults.enqueue(.reset, .reset, .reset, for: .chatCompletions)
+            // libcurl itself reconnects once when a reused connection turns out dead, on top of our 3 attempts:
+            // script more resets than both, then clear the rest.
+            mock.faults.enqueue(Array(repeating: .reset, count: 8), for: .chatCompletions)
             let reset = try await self.scenes(gateway)
             #expect(reset.status == 502)
+            #expect(reset.errorCode == "UPSTREAM_ERROR")
+            mock.faults.removeAll()
+            #expect(try await self.scenes(gateway).status == 200)
         }
     }
 

@@ -24,18 +24,17 @@ enum FunctionRoutes {
                 rateLimit: RouteRateLimit(name: name)
             ) { request, context in
                 guard let identity = context.identity else { throw GatewayError.internalError() }
-                let body = try await RequestBodyReader.collect(request, limit: StoryFunctionsService.maximumBodyBytes)
                 let caller = Caller(uid: identity.uid, safetyIdentifier: UserHash.safetyIdentifier(identity.uid))
-                // If the client goes away, stop the provider calls nobody will receive (and that cost money).
-                let call = Task { () async throws(FunctionError) -> [UInt8] in try await function(service, body, caller) }
-                context.connectionClosed.whenComplete { _ in call.cancel() }
-                let json: [UInt8]
-                switch await withTaskCancellationHandler(operation: { await call.result }, onCancel: { call.cancel() }) {
-                case .success(let bytes): json = bytes
-                case .failure(let error as FunctionError): throw GatewayError(error)
-                case .failure:
-                    // Cancelled: the client left, or the gateway is shutting down; no one relies on this answer.
-                    throw GatewayError(status: .serviceUnavailable, code: "UNAVAILABLE", message: "The request was cancelled.", reason: "cancelled")
+                // While the provider works, keep reading the connection: if the client goes away, the calls nobody
+                // will receive (and that cost money) are cancelled. The connection is not reused afterwards, which
+                // costs little next to a call of seconds.
+                let json = try await request.body.consumeWithCancellationOnInboundClose { body in
+                    let bytes = try await RequestBodyReader.collect(body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
+                    do throws(FunctionError) {
+                        return try await function(service, bytes, caller)
+                    } catch {
+                        throw GatewayError(error)
+                    }
                 }
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"

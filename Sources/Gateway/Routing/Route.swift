@@ -1,14 +1,11 @@
 public import HTTPTypes
 public import HummingbirdCore
-public import NIOCore
 
-/// What a handler gets besides the request: the request id, the authenticated caller, and the connection's end.
+/// What a handler gets besides the request: the request id and the authenticated caller.
 public struct RequestContext: Sendable {
     public let requestID: String
     /// Set when the route's auth policy found credentials (always set for `.required`).
     public let identity: Identity?
-    /// Completes when the client's connection closes (for cancelling expensive work nobody will receive).
-    public let connectionClosed: EventLoopFuture<Void>
 }
 
 public typealias RouteHandler = @Sendable (Request, RequestContext) async throws -> Response

@@ -49,7 +49,7 @@ struct GatewayResponder: Sendable {
             if let rule = route.rateLimit, let identity {
                 limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid)
             }
-            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity, connectionClosed: channel.closeFuture))
+            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity))
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
         } catch let error as GatewayError {
@@ -57,6 +57,12 @@ struct GatewayResponder: Sendable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
             }
             return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
+        } catch is CancellationError {
+            // The client left (or the gateway is stopping) while a handler worked: nobody reads this answer.
+            return ErrorResponse.make(
+                GatewayError(status: .serviceUnavailable, code: "UNAVAILABLE", message: "The request was cancelled.", reason: "cancelled"),
+                requestID: requestID, now: WallClock.now()
+            )
         } catch {
             // A handler bug, not the client's fault: log the type only (errors may carry request data).
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
