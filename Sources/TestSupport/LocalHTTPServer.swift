@@ -23,11 +23,13 @@ public final class LocalHTTPServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     private let task: Task<Void, Never>
+    private let group: ServiceGroup
     private let stats: LocalConnectionStats
 
-    private init(port: Int, task: Task<Void, Never>, stats: LocalConnectionStats) {
+    private init(port: Int, task: Task<Void, Never>, group: ServiceGroup, stats: LocalConnectionStats) {
         self.port = port
         self.task = task
+        self.group = group
         self.stats = stats
     }
 
@@ -75,14 +77,22 @@ public final class LocalHTTPServer: Sendable {
                 promise.listening(channel)
             }
         )
-        let (port, task) = try await LocalListenerStartup.run(promise, server)
-        return LocalHTTPServer(port: port, task: task, stats: stats)
+        let (port, task, group) = try await LocalListenerStartup.run(promise, server)
+        return LocalHTTPServer(port: port, task: task, group: group, stats: stats)
     }
 
-    /// Stops the server: closes the listener and every connection, cancelling running handlers.
+    /// Stops the server: closes the listener first (graceful shutdown: nothing new is accepted), then, after a
+    /// moment, cancels handlers that hang on purpose. Cancelling first would race with connections being accepted,
+    /// which NIO answers with a crash ("Deinited NIOAsyncWriter without calling finish()").
     public func shutdown() async {
-        self.task.cancel()
-        await self.task.value
+        await self.group.triggerGracefulShutdown()
+        let task = self.task
+        let canceller = Task {
+            try? await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+        }
+        await task.value
+        canceller.cancel()
     }
 
     /// A logger at `critical` level: tests are not flooded with server start messages, nor with the

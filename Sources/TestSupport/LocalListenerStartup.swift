@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -31,19 +32,23 @@ enum LocalListenerStartup {
     }
 
     /// Starts `makeService` in a new task; returns the port and the task (cancel it to stop the server).
-    static func run(_ promise: PortPromise, _ service: any Service) async throws -> (port: Int, task: Task<Void, Never>) {
+    /// Runs `service` in its own ServiceGroup (so it can be shut down gracefully) until it stops.
+    static func run(_ promise: PortPromise, _ service: any Service) async throws -> (port: Int, task: Task<Void, Never>, group: ServiceGroup) {
         var task: Task<Void, Never>?
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: service)], logger: Logger(label: "LocalListener", factory: { _ in SwiftLogNoOpLogHandler() }))
+        )
         let port = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
             promise.set(continuation)
             task = Task {
                 do {
-                    try await service.run()
+                    try await group.run()
                     promise.resume(with: .failure(CancellationError()))
                 } catch {
                     promise.resume(with: .failure(error))
                 }
             }
         }
-        return (port, task!)
+        return (port, task!, group)
     }
 }

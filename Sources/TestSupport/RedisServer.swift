@@ -59,7 +59,7 @@ public final class RedisServer: Sendable {
         }
         guard let process, process.isRunning else { return }
         Self.sendKill(to: process.processIdentifier)
-        process.waitUntilExit()
+        Self.processLock.withLock { _ in process.waitUntilExit() }
     }
 
     /// Starts the server again on the same port (after `kill()`), and waits until it answers PING.
@@ -74,43 +74,37 @@ public final class RedisServer: Sendable {
         try? FileManager.default.removeItem(at: self.directory)
     }
 
-    /// Runs `redis-cli` against this server and returns its output, trimmed, e.g. `try redis.cli("PTTL", key)`.
+    /// Runs one command against this server and returns the reply as `redis-cli` prints it without a terminal
+    /// (integers and strings bare, nil as "", arrays one element a line), e.g. `try redis.cli("PTTL", key)`.
+    ///
+    /// Speaks RESP over a socket rather than launching `redis-cli`: Foundation's `Process` is not safe to launch
+    /// from many test threads at once on Linux.
     @discardableResult
     public func cli(_ arguments: String...) throws -> String {
         try self.cli(arguments: arguments)
     }
 
-    /// Runs `redis-cli` against database `database` of this server and returns its output, trimmed.
+    /// Runs one command against database `database` of this server; see `cli(_:)`.
     @discardableResult
     public func cli(database: Int = 0, arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = try Self.executable("redis-cli")
-        process.arguments = self.cliConnectionArguments + ["-n", String(database)] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let connection = try RESPTestConnection(port: self.port, timeoutSeconds: 10)
+        defer { connection.close() }
+        if let password { _ = try connection.command(["AUTH", password]) }
+        if database != 0 { _ = try connection.command(["SELECT", String(database)]) }
+        return try connection.command(arguments)
     }
 
-    /// Starts `redis-cli` with `arguments` and returns at once, without waiting for it (e.g. `DEBUG SLEEP 2`,
-    /// which would otherwise hold a thread for as long as the server sleeps).
+    /// Sends a command and returns at once, without waiting for the reply (e.g. `DEBUG SLEEP 2`, which would
+    /// otherwise hold a thread for as long as the server sleeps).
     public func cliInBackground(_ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = try Self.executable("redis-cli")
-        process.arguments = self.cliConnectionArguments + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let connection = try RESPTestConnection(port: self.port, timeoutSeconds: 10)
+        if let password { _ = try connection.command(["AUTH", password]) }
+        try connection.send(arguments)
+        Thread { _ = try? connection.readReply(); connection.close() }.start()
     }
 
-    private var cliConnectionArguments: [String] {
-        var arguments = ["-h", "127.0.0.1", "-p", String(self.port)]
-        if let password { arguments += ["-a", password, "--no-auth-warning"] }
-        return arguments
-    }
+    /// Foundation's `Process` crashes when launched from several threads at once on Linux: one at a time.
+    static let processLock = Mutex<Void>(())
 
     private static func sendKill(to pid: Int32) {
         #if canImport(Glibc)
@@ -131,7 +125,7 @@ public final class RedisServer: Sendable {
         ] + self.extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try RedisServer.processLock.withLock { _ in try process.run() }
         self.process.withLock { $0 = process }
 
         let deadline = Date().addingTimeInterval(startTimeout)

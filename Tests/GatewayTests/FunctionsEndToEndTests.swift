@@ -158,6 +158,12 @@ struct FunctionsEndToEndTests {
             let tooLarge = try await gateway.request("POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k")], body: huge)
             #expect(tooLarge.status == 413)
             #expect(tooLarge.errorCode == "PAYLOAD_TOO_LARGE")
+            // the same without a declared length (chunked): read to the end, then refused
+            let chunked = try await gateway.request(
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k"), ("Transfer-Encoding", "chunked")], body: huge
+            )
+            #expect(chunked.status == 413)
+            #expect(try await gateway.get("/healthz").status == 200)
 
             let unauthenticated = try await gateway.request("POST", "/functions/v1/story-generation", body: Self.json(Self.story))
             #expect(unauthenticated.status == 401)

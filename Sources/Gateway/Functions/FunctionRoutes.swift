@@ -25,13 +25,11 @@ enum FunctionRoutes {
             ) { request, context in
                 guard let identity = context.identity else { throw GatewayError.internalError() }
                 let caller = Caller(uid: identity.uid, safetyIdentifier: UserHash.safetyIdentifier(identity.uid))
-                // While the provider works, keep reading the connection: if the client goes away, the calls nobody
-                // will receive (and that cost money) are cancelled. The connection is not reused afterwards, which
-                // costs little next to a call of seconds.
-                let json = try await request.body.consumeWithCancellationOnInboundClose { body in
-                    let bytes = try await RequestBodyReader.collect(body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
+                let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
+                // If the client goes away, stop the provider calls nobody will receive (and that cost money).
+                let json = try await context.cancellingWhenClientLeaves {
                     do throws(FunctionError) {
-                        return try await function(service, bytes, caller)
+                        return try await function(service, body, caller)
                     } catch {
                         throw GatewayError(error)
                     }

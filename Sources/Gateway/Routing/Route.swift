@@ -1,11 +1,22 @@
 public import HTTPTypes
 public import HummingbirdCore
+public import NIOCore
 
-/// What a handler gets besides the request: the request id and the authenticated caller.
+/// What a handler gets besides the request: the request id, the authenticated caller, the connection.
 public struct RequestContext: Sendable {
     public let requestID: String
     /// Set when the route's auth policy found credentials (always set for `.required`).
     public let identity: Identity?
+    let channel: any Channel
+
+    /// Runs `operation`, cancelling it if the client goes away meanwhile (for expensive work nobody would receive).
+    func cancellingWhenClientLeaves<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await operation() }
+        if let watcher = try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get() {
+            watcher.onClose { task.cancel() }
+        }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
 }
 
 public typealias RouteHandler = @Sendable (Request, RequestContext) async throws -> Response

@@ -49,7 +49,7 @@ struct GatewayResponder: Sendable {
             if let rule = route.rateLimit, let identity {
                 limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid)
             }
-            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity))
+            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity, channel: channel))
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
         } catch let error as GatewayError {

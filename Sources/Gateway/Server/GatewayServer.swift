@@ -17,7 +17,9 @@ public struct GatewayServer: Service {
         let responder = self.responder
         let onServerRunning = self.onServerRunning
         let logger = self.logger
-        let server = try HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(75))).buildServer(
+        let server = try HTTPServerBuilder.http1(
+            configuration: .init(additionalChannelHandlers: [ClientCloseWatcher()], idleTimeout: .seconds(75))
+        ).buildServer(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(
