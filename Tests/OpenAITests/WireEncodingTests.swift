@@ -40,7 +40,7 @@ struct WireEncodingTests {
         #expect(boundary.count >= 32)
         let form = try #require(MultipartParts(body: first.body, boundary: boundary))
         #expect(form.closed)
-        #expect(form.parts.map(\.name) == ["image", "prompt", "model", "n", "size", "quality", "output_format", "user"])
+        #expect(form.parts.map(\.name) == ["image", "prompt", "model", "size", "quality", "output_format", "user"])
         #expect(form["image"]?.data == Fixtures.png)
         #expect(form["prompt"]?.text == "a fox\r\nin a hat")
     }

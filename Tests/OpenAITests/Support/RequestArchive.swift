@@ -23,7 +23,14 @@ enum RequestArchive {
         return trimmed.split(separator: "/").joined(separator: ".")
     }
 
+    /// Creates the directory once per test process. It is not emptied: other suites in the same test
+    /// process may write there too; numbering restarts at 1 each run, so files are overwritten.
+    private static let prepared: Bool = {
+        (try? FileManager.default.createDirectory(at: RequestArchive.directory, withIntermediateDirectories: true)) != nil
+    }()
+
     static func record(_ request: LocalRequest) {
+        guard Self.prepared else { return }
         let name = Self.endpointName(request.path)
         guard !name.isEmpty else { return }
         let bytes: Data
@@ -45,7 +52,6 @@ enum RequestArchive {
             counters[name, default: 0] += 1
             return counters[name]!
         }
-        try? FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
         try? bytes.write(to: Self.directory.appendingPathComponent("\(name)-\(n).json"))
     }
 }
