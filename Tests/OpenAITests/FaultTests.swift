@@ -186,12 +186,14 @@ struct FaultTests {
 
     @Test("garbage instead of HTTP: invalidResponse, not retried")
     func garbage() async throws {
+        let logs = CapturedLogs()
         try await withLocalRawServer(.reply(Array("NOT HTTP AT ALL\r\n\r\n".utf8))) { server in
-            try await withOpenAIClient(baseURL: server.baseURL + "/v1") { client in
+            try await withOpenAIClient(baseURL: server.baseURL + "/v1", logs: logs) { client in
                 let error = await expectAIError { () async throws(AIError) in try await client.moderate(Self.moderation) }
-                #expect(error?.kind == .invalidResponse || error?.kind == .unavailable)
+                #expect(error?.kind == .invalidResponse)
             }
         }
+        #expect(logs.warnings.map { $0.metadata["openai.attempt"] } == ["1"])
     }
 
     @Test("malformed or wrongly shaped JSON: invalidResponse, one attempt", arguments: [
