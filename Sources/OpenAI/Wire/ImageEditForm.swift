@@ -1,6 +1,7 @@
 /// The `POST /images/edits` body (`CreateImageEditRequest`) as `multipart/form-data`: the reference
-/// image as a PNG file part `image`, and `prompt`, `model`, `n`, `size`, `quality`, `output_format`
+/// image as a PNG file part `image`, and `prompt`, `model`, `size`, `quality`, `output_format`
 /// (GPT image models) and `user` (the hashed end-user id; the document has no `safety_identifier` here).
+/// `n` is left at its default of 1 (a form field is text, while the document types `n` as an integer).
 enum ImageEditForm {
     /// The form's body and its `Content-Type`.
     static func make(_ request: ImageEditRequest, boundary: String = MultipartFormData.randomBoundary()) -> (body: [UInt8], contentType: String) {
@@ -12,7 +13,6 @@ enum ImageEditForm {
         form.addFile("image", filename: "image.png", contentType: "image/png", data: request.image)
         form.addField("prompt", request.prompt)
         form.addField("model", request.model)
-        form.addField("n", "1")
         form.addField("size", request.size)
         form.addField("quality", request.quality)
         if ImageModels.takesOutputFormat(request.model) {
