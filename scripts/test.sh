@@ -3,7 +3,8 @@
 #  1. the Swift Testing suites (in parallel; they start their own local servers: x509 cert server, fake OpenAI,
 #     redis-server, ...);
 #  2. the cross-check of token verification against the reference verifiers (firebase-admin, google-auth);
-#  3. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
+#  3. two gateway processes sharing one redis-server: one per-user limit across both, Redis killed and restarted;
+#  4. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,5 +12,6 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 swift test --skip-build
 ./scripts/crosscheck/run.sh .build/debug/storygate
+./scripts/fleet/run.sh .build/debug/storygate
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate
