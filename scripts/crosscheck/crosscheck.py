@@ -215,7 +215,11 @@ def main():
 
     port = free_port()
     env = dict(os.environ, ENV="prod", FIREBASE_PROJECT_ID=PROJECT, FIREBASE_CERTS_URL=certs_url, PORT=str(port),
-               HOST="127.0.0.1", LOG_LEVEL="warning")
+               HOST="127.0.0.1", LOG_LEVEL="warning",
+               # this measures verification: the per-address failed-auth limit would turn most answers into 429s
+               AUTH_FAILURE_LIMIT="off",
+               # prod needs a key for the AI functions; this run never calls them
+               OPENAI_API_KEY="sk-crosscheck-unused", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     gateway = subprocess.Popen([args.binary, "serve"], env=env)
     try:
         for _ in range(300):
