@@ -23,10 +23,17 @@ public struct DecodedToken: Sendable {
     let headerRange: Range<Int>
     let payloadRange: Range<Int>
     let signatureRange: Range<Int>
-    let header: [JSONMember]
-    let payload: [JSONMember]
-    /// Indices of well-known members in `header` / `payload`, or nil when absent.
+    /// The header's members, then the payload's, in one array.
+    let members: [JSONMember]
+    /// How many of `members` are the header's.
+    let headerMemberCount: Int
+    /// Indices into `members` of well-known header parameters and claims, or nil when absent.
     let slots: KnownMemberSlots
+
+    /// The header's members; indices are those of `members`.
+    var header: ArraySlice<JSONMember> { members[..<headerMemberCount] }
+    /// The payload's members; indices are those of `members`.
+    var payload: ArraySlice<JSONMember> { members[headerMemberCount...] }
 
     /// Decodes a compact JWS: structure, base64url and JSON only.
     public init(compact token: some StringProtocol) throws(TokenVerificationError) {
@@ -39,16 +46,18 @@ public struct DecodedToken: Sendable {
     private init(
         storage: [UInt8], signingInputCount: Int,
         headerRange: Range<Int>, payloadRange: Range<Int>, signatureRange: Range<Int>,
-        header: [JSONMember], payload: [JSONMember]
+        members: [JSONMember], headerMemberCount: Int
     ) {
         self.storage = storage
         self.signingInputCount = signingInputCount
         self.headerRange = headerRange
         self.payloadRange = payloadRange
         self.signatureRange = signatureRange
-        self.header = header
-        self.payload = payload
-        self.slots = storage.withUnsafeBufferPointer { KnownMemberSlots(header: header, payload: payload, in: $0) }
+        self.members = members
+        self.headerMemberCount = headerMemberCount
+        self.slots = storage.withUnsafeBufferPointer {
+            KnownMemberSlots(members: members, headerMemberCount: headerMemberCount, in: $0)
+        }
     }
 
     /// The index of the first "." at or after `start` (memchr: vectorised).
@@ -96,25 +105,28 @@ public struct DecodedToken: Sendable {
             initialized = total
         }
         guard valid else { return .failure(.malformed("A token part is not valid base64url.")) }
-        let parsed = storage.withUnsafeBufferPointer { buffer -> Result<([JSONMember], [JSONMember]), TokenVerificationError> in
-            let header: [JSONMember]
+        var members: [JSONMember] = []
+        members.reserveCapacity(24)
+        var headerMemberCount = 0
+        let failure = storage.withUnsafeBufferPointer { buffer -> TokenVerificationError? in
             do throws(JSONError) {
-                header = try JSONParser.parseObject(buffer, range: headerStart..<payloadStart)
+                try JSONParser.parseObject(buffer, range: headerStart..<payloadStart, appendingTo: &members)
             } catch {
-                return .failure(.malformed("The token header is not valid JSON (\(error.message))."))
+                return .malformed("The token header is not valid JSON (\(error.message)).")
             }
+            headerMemberCount = members.count
             do throws(JSONError) {
-                return .success((header, try JSONParser.parseObject(buffer, range: payloadStart..<signatureStart)))
+                try JSONParser.parseObject(buffer, range: payloadStart..<signatureStart, appendingTo: &members)
             } catch {
-                return .failure(.malformed("The token payload is not valid JSON (\(error.message))."))
+                return .malformed("The token payload is not valid JSON (\(error.message)).")
             }
+            return nil
         }
-        return parsed.map { header, payload in
-            DecodedToken(
-                storage: storage, signingInputCount: secondDot,
-                headerRange: headerStart..<payloadStart, payloadRange: payloadStart..<signatureStart,
-                signatureRange: signatureStart..<total, header: header, payload: payload
-            )
-        }
+        if let failure { return .failure(failure) }
+        return .success(DecodedToken(
+            storage: storage, signingInputCount: secondDot,
+            headerRange: headerStart..<payloadStart, payloadRange: payloadStart..<signatureStart,
+            signatureRange: signatureStart..<total, members: members, headerMemberCount: headerMemberCount
+        ))
     }
 }

@@ -19,7 +19,7 @@ public struct TokenVerifier: Sendable {
     ) throws(TokenVerificationError) -> VerifiedToken {
         let decoded = try DecodedToken(compact: token)
         try FirebaseClaimRules.checkHeader(decoded)
-        guard let rules = projects.first(where: { decoded.stringEquals(decoded.slots.aud, in: decoded.payload, $0.projectIDBytes) })
+        guard let rules = projects.first(where: { decoded.stringEquals(decoded.slots.aud, $0.projectIDBytes) })
         else { throw TokenVerificationError.wrongAudience }
         let claims = try rules.checkClaims(decoded, now: now)
         guard let keySet = keys(rules.projectID) else {
