@@ -80,6 +80,17 @@ extension DecodedToken {
         }
     }
 
+    /// Calls `body` with the unescaped bytes of string member `slot`; nil when absent or not a string.
+    func withStringBytes<R>(_ slot: Int?, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let slot, members[slot].kind == .string else { return nil }
+        let member = members[slot]
+        return storage.withUnsafeBufferPointer { buffer in
+            let raw = valueBytes(member, buffer)
+            guard member.valueHasEscapes else { return body(raw) }
+            return JSONString.unescape(raw).withUnsafeBufferPointer(body)
+        }
+    }
+
     /// The byte length of string member `slot` (after unescaping) and its count of Unicode scalars.
     func stringLength(_ slot: Int) -> (bytes: Int, scalars: Int) {
         let member = members[slot]

@@ -25,7 +25,7 @@ public struct TokenVerifier: Sendable {
         guard let keySet = keys(rules.projectID) else {
             throw .init(.keysUnavailable, "The signing keys for the token's project are not available.")
         }
-        guard let keyID = decoded.keyID, let key = keySet[keyID] else {
+        guard let key = decoded.withStringBytes(decoded.slots.kid, { keySet.key(keyID: $0) }) ?? nil else {
             throw .init(.unknownKey, "The token's kid does not name a current signing key.")
         }
         let signatureValid = decoded.storage.withUnsafeBufferPointer { buffer in
@@ -41,7 +41,7 @@ public struct TokenVerifier: Sendable {
             expiresAt: claims.expiresAt,
             issuedAt: claims.issuedAt,
             authTime: claims.authTime,
-            claimsJSON: decoded.payloadJSON
+            claimsBytes: decoded.storage, claimsRange: decoded.payloadRange
         )
     }
 }
