@@ -17,7 +17,9 @@ enum OpenSSLAlgorithms {
 ///
 /// Verification hashes with libcrypto's low-level SHA-256 on a stack context (the EVP digest API allocates,
 /// cleanses and frees a provider context on every init), then reuses a pre-initialised `EVP_PKEY_CTX` from a
-/// small pool, already set up for PKCS#1 v1.5 verification with SHA-256, so a call fetches no algorithms.
+/// small pool, set up for PKCS#1 v1.5 verification without a digest: it recovers the signed block, checks
+/// the type 1 padding and compares what is left with the `DigestInfo` for SHA-256 followed by the hash,
+/// exactly as `RSA_verify` does with SHA-256 set, minus its two buffer allocations. A call fetches nothing.
 final class OpenSSLPublicKey: @unchecked Sendable {
     /// A verification context; only used by one thread at a time.
     private struct VerifyContext: @unchecked Sendable {
@@ -85,22 +87,39 @@ final class OpenSSLPublicKey: @unchecked Sendable {
         withOutputBIO { PEM_write_bio_PUBKEY($0, pkey) == 1 } ?? ""
     }
 
+    /// The DER `DigestInfo` prefix for SHA-256 (RFC 8017 §9.2, note 1): the 32-byte hash follows it.
+    private static let sha256DigestInfoPrefix: (UInt64, UInt64, UInt64) = {
+        var prefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let bytes: [UInt8] = [
+            0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+        ]
+        withUnsafeMutableBytes(of: &prefix) { $0.copyBytes(from: bytes) }
+        return prefix
+    }()
+    private static let sha256DigestInfoPrefixCount = 19
+    private static let sha256DigestInfoCount = 19 + 32
+
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `message`. Fails closed on any OpenSSL error.
     func verifyRS256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == modulusByteCount, let signatureBase = signature.baseAddress else { return false }
         guard let context = pool.withLock({ $0.popLast() }) ?? makeContext() else { return false }
-        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let verified = withUnsafeMutableBytes(of: &digest) { digestBytes -> Int32 in
-            let out = digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // The expected recovered block: DigestInfo prefix, then SHA-256(message).
+        var expected: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
+        let prefix = Self.sha256DigestInfoPrefix
+        expected.0 = prefix.0
+        expected.1 = prefix.1
+        expected.2 = prefix.2
+        let verified = withUnsafeMutableBytes(of: &expected) { expectedBytes -> Int32 in
+            let block = expectedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var hash = SHA256_CTX()
             guard SHA256_Init(&hash) == 1,
                   SHA256_Update(&hash, message.baseAddress, message.count) == 1,
-                  SHA256_Final(out, &hash) == 1
+                  SHA256_Final(block + Self.sha256DigestInfoPrefixCount, &hash) == 1
             else { return -1 }
             return EVP_PKEY_verify(
                 context.pkeyContext,
                 signatureBase.assumingMemoryBound(to: UInt8.self), signature.count,
-                out, 32
+                block, Self.sha256DigestInfoCount
             )
         }
         if verified != 1 { ERR_clear_error() }
@@ -120,8 +139,7 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     private func makeContext() -> VerifyContext? {
         guard let pkeyContext = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
         guard EVP_PKEY_verify_init(pkeyContext) == 1,
-              EVP_PKEY_CTX_set_rsa_padding(pkeyContext, storygate_RSA_PKCS1_PADDING()) == 1,
-              EVP_PKEY_CTX_set_signature_md(pkeyContext, OpenSSLAlgorithms.sha256) == 1
+              EVP_PKEY_CTX_set_rsa_padding(pkeyContext, storygate_RSA_PKCS1_PADDING()) == 1
         else {
             ERR_clear_error()
             EVP_PKEY_CTX_free(pkeyContext)
