@@ -27,7 +27,10 @@ extension DecodedToken {
     /// The decoded payload JSON text, exactly as signed.
     public var payloadJSON: String { String(decoding: storage[payloadRange], as: UTF8.self) }
     /// The bytes the signature covers: the token's ASCII up to (not including) the second dot.
-    public var signingInput: [UInt8] { Array(storage[0..<signingInputCount]) }
+    public var signingInput: [UInt8] {
+        precondition(storesSigningInput, "decoded without its signing input")
+        return Array(storage[0..<signingInputCount])
+    }
     /// The decoded signature bytes.
     public var signature: [UInt8] { Array(storage[signatureRange]) }
 
