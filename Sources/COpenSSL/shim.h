@@ -13,6 +13,7 @@
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
+#include <openssl/sha.h>
 #include <openssl/x509.h>
 
 /// `BIO_get_mem_data`: the bytes written so far to a memory BIO (not owned by the caller).

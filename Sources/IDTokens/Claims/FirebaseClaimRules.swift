@@ -29,7 +29,7 @@ public struct FirebaseClaimRules: Sendable {
     /// Checks the header and claim rules at `now` (seconds since the Unix epoch); no signature check.
     public func check(_ token: DecodedToken, now: Double) throws(TokenVerificationError) {
         try Self.checkHeader(token)
-        guard token.stringEquals(token.slots.aud, in: token.payload, projectIDBytes) else {
+        guard token.stringEquals(token.slots.aud, projectIDBytes) else {
             throw TokenVerificationError.wrongAudience
         }
         _ = try checkClaims(token, now: now)
@@ -37,14 +37,14 @@ public struct FirebaseClaimRules: Sendable {
 
     /// The header rules, which do not depend on the project.
     static func checkHeader(_ token: DecodedToken) throws(TokenVerificationError) {
-        guard token.stringEquals(token.slots.alg, in: token.header, rs256) else {
+        guard token.stringEquals(token.slots.alg, rs256) else {
             throw .init(.unsupportedAlgorithm, "The token's alg is not RS256.")
         }
         guard token.slots.crit == nil else {
             throw .malformed("The token header has a crit parameter; no extensions are supported.")
         }
-        guard let kid = token.slots.kid, token.header[kid].kind == .string,
-              token.header[kid].valueEnd > token.header[kid].valueStart
+        guard let kid = token.slots.kid, token.members[kid].kind == .string,
+              token.members[kid].valueEnd > token.members[kid].valueStart
         else {
             throw .init(.missingKeyID, "The token header has no kid (a non-empty string).")
         }
@@ -55,11 +55,11 @@ public struct FirebaseClaimRules: Sendable {
     /// The claim rules after `aud` was matched to this project; returns the values the verifier reports.
     func checkClaims(_ token: DecodedToken, now: Double) throws(TokenVerificationError) -> CheckedClaims {
         let slots = token.slots
-        guard token.stringEquals(slots.iss, in: token.payload, issuerBytes) else {
+        guard token.stringEquals(slots.iss, issuerBytes) else {
             throw .init(.wrongIssuer, "The token's iss does not match its project.")
         }
-        guard let sub = slots.sub, token.payload[sub].kind == .string else { throw TokenVerificationError.invalidSubject }
-        let length = token.stringLength(sub, in: token.payload)
+        guard let sub = slots.sub, token.members[sub].kind == .string else { throw TokenVerificationError.invalidSubject }
+        let length = token.stringLength(sub)
         guard length.bytes > 0, length.scalars <= 128 else { throw TokenVerificationError.invalidSubject }
         guard let expiresAt = token.number(slots.exp) else {
             throw .malformed("The token's exp claim is missing or not a finite number.")

@@ -15,6 +15,23 @@ public enum Base64URL {
         return table
     }()
 
+    /// Four tables of 256 entries, one per position of a character in a 4-character group: the character's
+    /// 6-bit value already shifted into place in a 24-bit group (by 18, 12, 6 or 0 bits), or `invalidBits`
+    /// when it is not in the alphabet. OR-ing a group's four entries gives its three bytes, or sets an
+    /// invalid bit.
+    static let groupTables: [UInt32] = {
+        var tables = [UInt32](repeating: invalidBits, count: 4 * 256)
+        for position in 0..<4 {
+            for (value, character) in alphabet.enumerated() {
+                tables[position * 256 + Int(character)] = UInt32(value) << (18 - 6 * position)
+            }
+        }
+        return tables
+    }()
+
+    /// Set in a group's value when one of its characters is not in the alphabet.
+    static let invalidBits: UInt32 = 0xFF00_0000
+
     /// The unpadded base64url text of `bytes`.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
@@ -83,40 +100,45 @@ public enum Base64URL {
         guard let count = decodedCount(encodedCount: input.count), let base = input.baseAddress ?? (input.isEmpty ? UnsafePointer(output) : nil)
         else { return nil }
         if input.isEmpty { return 0 }
-        return decodeTable.withUnsafeBufferPointer { table -> Int? in
-            let table = table.baseAddress!
+        let groupsValid = groupTables.withUnsafeBufferPointer { tables -> Bool in
+            let t = tables.baseAddress!
             var source = base
             var target = output
             let fullGroupsEnd = base + (input.count & ~3)
-            var invalid: UInt8 = 0
-            // Eight characters to six bytes with one 8-byte store; the two extra bytes it writes are
-            // overwritten by the next group, which the loop condition guarantees exists.
+            var invalid: UInt32 = 0
+            @inline(__always) func group(_ s: UnsafePointer<UInt8>) -> UInt32 {
+                t[Int(s[0])] | t[256 + Int(s[1])] | t[512 + Int(s[2])] | t[768 + Int(s[3])]
+            }
+            // Two groups (eight characters, six bytes) with one 8-byte store; the two extra bytes it writes
+            // are overwritten by the next group, which the loop condition guarantees exists.
             if input.count >= 12 {
                 let wideEnd = fullGroupsEnd - 12
                 while source <= wideEnd {
-                    let a = table[Int(source[0])], b = table[Int(source[1])]
-                    let c = table[Int(source[2])], d = table[Int(source[3])]
-                    let e = table[Int(source[4])], f = table[Int(source[5])]
-                    let g = table[Int(source[6])], h = table[Int(source[7])]
-                    invalid |= a | b | c | d | e | f | g | h
-                    let value = UInt64(a) << 58 | UInt64(b) << 52 | UInt64(c) << 46 | UInt64(d) << 40
-                        | UInt64(e) << 34 | UInt64(f) << 28 | UInt64(g) << 22 | UInt64(h) << 16
+                    let first = group(source), second = group(source + 4)
+                    invalid |= first | second
+                    let value = UInt64(first) << 40 | UInt64(second) << 16
                     UnsafeMutableRawPointer(target).storeBytes(of: value.bigEndian, as: UInt64.self)
                     source += 8
                     target += 6
                 }
             }
             while source < fullGroupsEnd {
-                let a = table[Int(source[0])], b = table[Int(source[1])]
-                let c = table[Int(source[2])], d = table[Int(source[3])]
-                invalid |= a | b | c | d
-                target[0] = a << 2 | b >> 4
-                target[1] = b << 4 | c >> 2
-                target[2] = c << 6 | d
+                let value = group(source)
+                invalid |= value
+                target[0] = UInt8(truncatingIfNeeded: value >> 16)
+                target[1] = UInt8(truncatingIfNeeded: value >> 8)
+                target[2] = UInt8(truncatingIfNeeded: value)
                 source += 4
                 target += 3
             }
-            guard invalid & 0x80 == 0 else { return nil }
+            return invalid & invalidBits == 0
+        }
+        guard groupsValid else { return nil }
+        return decodeTable.withUnsafeBufferPointer { table -> Int? in
+            let table = table.baseAddress!
+            let source = base + (input.count & ~3)
+            let target = output + (input.count >> 2) * 3
+            // The last 2 or 3 characters: their unused low bits must be zero.
             switch input.count & 3 {
             case 2:
                 let a = table[Int(source[0])], b = table[Int(source[1])]

@@ -8,49 +8,81 @@ struct JSONParser {
     /// The deepest nesting of objects and arrays accepted; the top-level object is depth 1.
     static let maximumDepth = 32
 
-    private struct KeyRef {
+    /// A member name of an object being parsed, for the duplicate check.
+    struct KeyRef {
         var start: Int32
         var end: Int32
-        var hasEscapes: Bool
         /// The length and first 7 bytes of an unescaped name, 0 for escaped names: equal names have equal
         /// fingerprints, so most pairs are told apart by one comparison.
         var fingerprint: UInt64
+
+        var hasEscapes: Bool { fingerprint == 0 }
     }
+
+    /// The names of the objects open at a time are kept in a fixed buffer on the caller's stack; only
+    /// documents with more names open at once than this move them to the heap.
+    static let inlineKeyCapacity = 64
 
     private let base: UnsafePointer<UInt8>
     private var position: Int
     private let end: Int
     private var depth = 0
-    private var keys: [KeyRef] = []
+    private var keys: KeyStack
     private var members: [JSONMember] = []
 
-    private init(base: UnsafePointer<UInt8>, range: Range<Int>) {
+    private init(base: UnsafePointer<UInt8>, range: Range<Int>, keys: KeyStack) {
         self.base = base
         self.position = range.lowerBound
         self.end = range.upperBound
+        self.keys = keys
     }
 
     /// Parses `buffer[range]`, which must be exactly one JSON object, and returns its members in order.
     /// Offsets in the members are relative to `buffer`.
     static func parseObject(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>) throws(JSONError) -> [JSONMember] {
+        var members: [JSONMember] = []
+        try parseObject(buffer, range: range, appendingTo: &members)
+        return members
+    }
+
+    /// Parses `buffer[range]`, which must be exactly one JSON object, and appends its members in order to
+    /// `members` (so one array can hold the members of several documents). Offsets are relative to `buffer`.
+    /// On error `members` is left in an unspecified state.
+    static func parseObject(
+        _ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>, appendingTo members: inout [JSONMember]
+    ) throws(JSONError) {
         guard let base = buffer.baseAddress, !range.isEmpty else { throw JSONError("it is empty") }
-        var parser = JSONParser(base: base, range: range)
-        parser.keys.reserveCapacity(32)
-        parser.members.reserveCapacity(32)
-        parser.skipWhitespace()
-        guard parser.position < parser.end, base[parser.position] == UInt8(ascii: "{") else {
+        let failure = withUnsafeTemporaryAllocation(of: KeyRef.self, capacity: inlineKeyCapacity) { inlineKeys -> JSONError? in
+            var parser = JSONParser(base: base, range: range, keys: KeyStack(inline: inlineKeys))
+            defer { parser.keys.deallocateHeapStorage() }
+            swap(&parser.members, &members)
+            defer { swap(&parser.members, &members) }
+            do throws(JSONError) {
+                try parser.parseDocument()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private mutating func parseDocument() throws(JSONError) {
+        skipWhitespace()
+        guard position < end, base[position] == UInt8(ascii: "{") else {
             throw JSONError("it is not a JSON object")
         }
-        try parser.parseObject(topLevel: true)
-        parser.skipWhitespace()
-        guard parser.position == parser.end else { throw JSONError("it has text after the JSON object") }
-        return parser.members
+        try parseObject(topLevel: true)
+        skipWhitespace()
+        guard position == end else { throw JSONError("it has text after the JSON object") }
     }
 
     // MARK: Structure
 
     @inline(__always)
     private mutating func skipWhitespace() {
+        // Tokens rarely contain whitespace: one comparison settles the common case.
+        guard position < end, base[position] <= 0x20 else { return }
         while position < end {
             switch base[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -105,7 +137,7 @@ struct JSONParser {
             let keyStart = position + 1
             let keyHasEscapes = try parseString()
             let key = KeyRef(
-                start: Int32(keyStart), end: Int32(position - 1), hasEscapes: keyHasEscapes,
+                start: Int32(keyStart), end: Int32(position - 1),
                 fingerprint: keyHasEscapes ? 0 : fingerprint(start: keyStart, end: position - 1)
             )
             skipWhitespace()
@@ -133,7 +165,7 @@ struct JSONParser {
             guard byte == UInt8(ascii: ",") else { throw JSONError("object members are not separated by commas") }
         }
         try checkDuplicates(from: firstKey)
-        while keys.count > firstKey { keys.removeLast() }
+        keys.removeLast(keys.count - firstKey)
         depth -= 1
     }
 
@@ -211,49 +243,54 @@ struct JSONParser {
     /// Parses a string starting at its opening quote; leaves `position` after the closing quote.
     /// Returns whether it contained escapes.
     private mutating func parseString() throws(JSONError) -> Bool {
-        position += 1  // "
+        var cursor = position + 1  // after "
         var hasEscapes = false
-        while position < end {
-            skipPlainASCII()
-            guard position < end else { break }
-            let byte = base[position]
-            if byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                position += 1
-                continue
+        while true {
+            // Jump over plain ASCII eight bytes at a time to the first byte that needs a look.
+            while end - cursor >= 8 {
+                let special = Self.specialBytes(UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                if special != 0 {
+                    cursor += special.trailingZeroBitCount >> 3
+                    break
+                }
+                cursor += 8
             }
+            guard cursor < end else { throw JSONError("a string is not terminated") }
+            let byte = base[cursor]
             if byte == UInt8(ascii: "\"") {
-                position += 1
+                position = cursor + 1
                 lastStringHadEscapes = hasEscapes
                 return hasEscapes
             }
             if byte == UInt8(ascii: "\\") {
                 hasEscapes = true
+                position = cursor
                 try parseEscape()
+                cursor = position
             } else if byte < 0x20 {
                 throw JSONError("a string contains a control character")
-            } else {
+            } else if byte >= 0x80 {
+                position = cursor
                 try skipUTF8Sequence(lead: byte)
+                cursor = position
+            } else {
+                cursor += 1  // plain ASCII within the last seven bytes
             }
         }
-        throw JSONError("a string is not terminated")
     }
 
-    /// Skips 8 bytes at a time while none is a control character, `"`, `\\` or non-ASCII (SWAR).
+    /// The high bit of each byte of `word` (little-endian) that is a control character, `"`, `\\` or
+    /// non-ASCII (SWAR). Bytes above the first such byte may be flagged falsely; the lowest flag is exact.
     @inline(__always)
-    private mutating func skipPlainASCII() {
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while end - position >= 8 {
-            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            // A byte is special when it is < 0x20, equal to 0x22 or 0x5C, or >= 0x80.
-            let below20 = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            if (below20 | isQuote | isBackslash | word) & highs != 0 { return }
-            position += 8
-        }
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let below20 = (word &- ones &* 0x20) & ~word
+        let isQuote = (quote &- ones) & ~quote
+        let isBackslash = (backslash &- ones) & ~backslash
+        return (below20 | isQuote | isBackslash | word) & highs
     }
 
     private mutating func parseEscape() throws(JSONError) {
@@ -328,17 +365,24 @@ struct JSONParser {
             }
             return
         }
-        let names = keys[first...].map { name(of: $0) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let names = (first..<keys.count).map { name(of: keys[$0]) }.sorted { $0.lexicographicallyPrecedes($1) }
         for index in 1..<names.count where names[index] == names[index - 1] {
             throw JSONError("an object has a duplicate member name")
         }
     }
 
     @inline(__always)
-    private func fingerprint(start: Int, end: Int) -> UInt64 {
-        var value = UInt64(truncatingIfNeeded: end - start) << 56 | 1
+    private func fingerprint(start: Int, end nameEnd: Int) -> UInt64 {
+        let length = nameEnd - start
+        var value = UInt64(truncatingIfNeeded: length) << 56 | 1
+        if end - start >= 8 {
+            // One load; the bytes past the name (its closing quote and beyond, inside the document) are masked off.
+            let word = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+            let mask: UInt64 = length >= 7 ? 0x00FF_FFFF_FFFF_FFFF : (1 &<< UInt64(length &* 8)) &- 1
+            return value | UInt64(littleEndian: word) & mask
+        }
         var offset = 0
-        while offset < 7, start + offset < end {
+        while offset < 7, start + offset < nameEnd {
             value |= UInt64(base[start + offset]) << (offset * 8)
             offset += 1
         }

@@ -1,6 +1,8 @@
 /// The signing keys of a token issuer, by key id (`kid`).
 public struct KeySet: Sendable {
     private let keys: [String: RSAPublicKey]
+    /// The same keys with their ids' UTF-8, for lookups straight from a token's bytes.
+    private let keysByUTF8: [(id: [UInt8], key: RSAPublicKey)]
     /// Key ids whose entries were skipped while reading Google's JSON (not RSA certificates, or too small).
     public let skippedKeyIDs: [String]
 
@@ -32,18 +34,36 @@ public struct KeySet: Sendable {
         }
         guard let parsed else { throw .invalidJSON }
         guard !parsed.keys.isEmpty else { throw .noUsableKeys }
-        self.keys = parsed.keys
-        self.skippedKeyIDs = parsed.skipped
+        self.init(keys: parsed.keys, skippedKeyIDs: parsed.skipped)
     }
 
     /// A key set from keys already loaded.
     public init(keys: [String: RSAPublicKey]) {
+        self.init(keys: keys, skippedKeyIDs: [])
+    }
+
+    private init(keys: [String: RSAPublicKey], skippedKeyIDs: [String]) {
         self.keys = keys
-        self.skippedKeyIDs = []
+        self.keysByUTF8 = keys.map { (Array($0.key.utf8), $0.value) }
+        self.skippedKeyIDs = skippedKeyIDs
     }
 
     /// The key with id `keyID`, if any.
     public subscript(keyID: String) -> RSAPublicKey? { keys[keyID] }
+
+    /// The key whose id is the UTF-8 `keyID`, if any; the same answer as the `String` subscript.
+    ///
+    /// Compares bytes first (no string, no hashing: key sets hold a handful of keys). Only when no id has
+    /// exactly these bytes does it ask the dictionary, which also matches canonically equivalent ids.
+    func key(keyID: UnsafeBufferPointer<UInt8>) -> RSAPublicKey? {
+        for entry in keysByUTF8 where entry.id.count == keyID.count {
+            let equal = entry.id.withUnsafeBufferPointer { id in
+                id.isEmpty || memoryEqual(id.baseAddress!, keyID.baseAddress!, id.count)
+            }
+            if equal { return entry.key }
+        }
+        return keys[String(decoding: keyID, as: UTF8.self)]
+    }
 
     /// All key ids, sorted.
     public var keyIDs: [String] { keys.keys.sorted() }

@@ -15,18 +15,20 @@ enum OpenSSLAlgorithms {
 
 /// An RSA public key (an `EVP_PKEY`) that verifies RS256 signatures on any thread.
 ///
-/// Verification reuses pre-initialised contexts from a small pool: a `EVP_PKEY_CTX` already set up for
-/// PKCS#1 v1.5 verification with SHA-256, and an `EVP_MD_CTX` for hashing, so a call fetches no algorithms.
+/// Verification hashes with libcrypto's low-level SHA-256 on a stack context (the EVP digest API allocates,
+/// cleanses and frees a provider context on every init), then reuses a pre-initialised `EVP_PKEY_CTX` from a
+/// small pool, set up for PKCS#1 v1.5 verification without a digest: it recovers the signed block, checks
+/// the type 1 padding and compares what is left with the `DigestInfo` for SHA-256 followed by the hash,
+/// exactly as `RSA_verify` does with SHA-256 set, minus its two buffer allocations. A call fetches nothing.
 final class OpenSSLPublicKey: @unchecked Sendable {
-    /// The pair of contexts one verification needs.
-    private struct VerifyContexts: @unchecked Sendable {
+    /// A verification context; only used by one thread at a time.
+    private struct VerifyContext: @unchecked Sendable {
         let pkeyContext: OpaquePointer
-        let digestContext: OpaquePointer
     }
 
     private static let poolLimit = 8
     private let pkey: OpaquePointer
-    private let pool = Mutex<[VerifyContexts]>([])
+    private let pool = Mutex<[VerifyContext]>([])
     let bits: Int
     let modulusByteCount: Int
 
@@ -38,8 +40,8 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     }
 
     deinit {
-        for contexts in pool.withLock({ $0 }) {
-            Self.free(contexts)
+        for context in pool.withLock({ $0 }) {
+            Self.free(context)
         }
         EVP_PKEY_free(pkey)
     }
@@ -85,55 +87,69 @@ final class OpenSSLPublicKey: @unchecked Sendable {
         withOutputBIO { PEM_write_bio_PUBKEY($0, pkey) == 1 } ?? ""
     }
 
+    /// The DER `DigestInfo` prefix for SHA-256 (RFC 8017 §9.2, note 1): the 32-byte hash follows it.
+    private static let sha256DigestInfoPrefix: (UInt64, UInt64, UInt64) = {
+        var prefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let bytes: [UInt8] = [
+            0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+        ]
+        withUnsafeMutableBytes(of: &prefix) { $0.copyBytes(from: bytes) }
+        return prefix
+    }()
+    private static let sha256DigestInfoPrefixCount = 19
+    private static let sha256DigestInfoCount = 19 + 32
+
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `message`. Fails closed on any OpenSSL error.
     func verifyRS256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == modulusByteCount, let signatureBase = signature.baseAddress else { return false }
-        guard let contexts = pool.withLock({ $0.popLast() }) ?? makeContexts() else { return false }
-        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let verified = withUnsafeMutableBytes(of: &digest) { digestBytes -> Int32 in
-            let out = digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            var length: UInt32 = 0
-            guard EVP_DigestInit_ex2(contexts.digestContext, OpenSSLAlgorithms.sha256, nil) == 1,
-                  EVP_DigestUpdate(contexts.digestContext, message.baseAddress, message.count) == 1,
-                  EVP_DigestFinal_ex(contexts.digestContext, out, &length) == 1, length == 32
+        guard let context = pool.withLock({ $0.popLast() }) ?? makeContext() else { return false }
+        // The expected recovered block: DigestInfo prefix, then SHA-256(message).
+        var expected: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
+        let prefix = Self.sha256DigestInfoPrefix
+        expected.0 = prefix.0
+        expected.1 = prefix.1
+        expected.2 = prefix.2
+        let verified = withUnsafeMutableBytes(of: &expected) { expectedBytes -> Int32 in
+            let block = expectedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var hash = SHA256_CTX()
+            guard SHA256_Init(&hash) == 1,
+                  SHA256_Update(&hash, message.baseAddress, message.count) == 1,
+                  SHA256_Final(block + Self.sha256DigestInfoPrefixCount, &hash) == 1
             else { return -1 }
             return EVP_PKEY_verify(
-                contexts.pkeyContext,
+                context.pkeyContext,
                 signatureBase.assumingMemoryBound(to: UInt8.self), signature.count,
-                out, 32
+                block, Self.sha256DigestInfoCount
             )
         }
         if verified != 1 { ERR_clear_error() }
         if verified >= 0 {
-            let spare = pool.withLock { pool -> VerifyContexts? in
-                guard pool.count < Self.poolLimit else { return contexts }
-                pool.append(contexts)
+            let spare = pool.withLock { pool -> VerifyContext? in
+                guard pool.count < Self.poolLimit else { return context }
+                pool.append(context)
                 return nil
             }
             if let spare { Self.free(spare) }
         } else {
-            Self.free(contexts)
+            Self.free(context)
         }
         return verified == 1
     }
 
-    private func makeContexts() -> VerifyContexts? {
+    private func makeContext() -> VerifyContext? {
         guard let pkeyContext = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
         guard EVP_PKEY_verify_init(pkeyContext) == 1,
-              EVP_PKEY_CTX_set_rsa_padding(pkeyContext, storygate_RSA_PKCS1_PADDING()) == 1,
-              EVP_PKEY_CTX_set_signature_md(pkeyContext, OpenSSLAlgorithms.sha256) == 1,
-              let digestContext = EVP_MD_CTX_new()
+              EVP_PKEY_CTX_set_rsa_padding(pkeyContext, storygate_RSA_PKCS1_PADDING()) == 1
         else {
             ERR_clear_error()
             EVP_PKEY_CTX_free(pkeyContext)
             return nil
         }
-        return VerifyContexts(pkeyContext: pkeyContext, digestContext: digestContext)
+        return VerifyContext(pkeyContext: pkeyContext)
     }
 
-    private static func free(_ contexts: VerifyContexts) {
-        EVP_PKEY_CTX_free(contexts.pkeyContext)
-        EVP_MD_CTX_free(contexts.digestContext)
+    private static func free(_ context: VerifyContext) {
+        EVP_PKEY_CTX_free(context.pkeyContext)
     }
 }
 

@@ -1,18 +1,18 @@
 /// Typed access to the header, claims, signing input and signature.
 extension DecodedToken {
     /// The header's `alg` when it is a string.
-    public var algorithm: String? { string(slots.alg, in: header) }
+    public var algorithm: String? { string(slots.alg) }
     /// The header's `kid` when it is a string.
-    public var keyID: String? { string(slots.kid, in: header) }
+    public var keyID: String? { string(slots.kid) }
     /// Whether the header has a `crit` parameter (whatever its value).
     public var hasCriticalHeader: Bool { slots.crit != nil }
 
     /// `aud` when it is a string.
-    public var audience: String? { string(slots.aud, in: payload) }
+    public var audience: String? { string(slots.aud) }
     /// `iss` when it is a string.
-    public var issuer: String? { string(slots.iss, in: payload) }
+    public var issuer: String? { string(slots.iss) }
     /// `sub` when it is a string.
-    public var subject: String? { string(slots.sub, in: payload) }
+    public var subject: String? { string(slots.sub) }
     /// `exp` when it is a finite number.
     public var expiresAt: Double? { number(slots.exp) }
     /// `iat` when it is a finite number.
@@ -27,7 +27,10 @@ extension DecodedToken {
     /// The decoded payload JSON text, exactly as signed.
     public var payloadJSON: String { String(decoding: storage[payloadRange], as: UTF8.self) }
     /// The bytes the signature covers: the token's ASCII up to (not including) the second dot.
-    public var signingInput: [UInt8] { Array(storage[0..<signingInputCount]) }
+    public var signingInput: [UInt8] {
+        precondition(storesSigningInput, "decoded without its signing input")
+        return Array(storage[0..<signingInputCount])
+    }
     /// The decoded signature bytes.
     public var signature: [UInt8] { Array(storage[signatureRange]) }
 
@@ -45,17 +48,13 @@ extension DecodedToken {
 
     // MARK: Internal fast access
 
-    /// The kind of payload member `slot`, or nil when absent.
-    func payloadKind(_ slot: Int?) -> JSONKind? {
-        slot.map { payload[$0].kind }
+    /// The kind of member `slot`, or nil when absent.
+    func kind(_ slot: Int?) -> JSONKind? {
+        slot.map { members[$0].kind }
     }
 
-    /// The kind of header member `slot`, or nil when absent.
-    func headerKind(_ slot: Int?) -> JSONKind? {
-        slot.map { header[$0].kind }
-    }
-
-    func string(_ slot: Int?, in members: [JSONMember]) -> String? {
+    /// String member `slot`, unescaped; nil when absent or not a string.
+    func string(_ slot: Int?) -> String? {
         guard let slot, members[slot].kind == .string else { return nil }
         let member = members[slot]
         return storage.withUnsafeBufferPointer { buffer in
@@ -64,14 +63,14 @@ extension DecodedToken {
     }
 
     func number(_ slot: Int?) -> Double? {
-        guard let slot, payload[slot].kind == .number else { return nil }
-        let member = payload[slot]
+        guard let slot, members[slot].kind == .number else { return nil }
+        let member = members[slot]
         return storage.withUnsafeBufferPointer { JSONNumber.double(valueBytes(member, $0)) }
     }
 
-    /// Whether string member `slot` of `members` equals `expected` (after unescaping), without allocating
+    /// Whether string member `slot` equals `expected` (after unescaping), without allocating
     /// in the common unescaped case. False when absent or not a string.
-    func stringEquals(_ slot: Int?, in members: [JSONMember], _ expected: [UInt8]) -> Bool {
+    func stringEquals(_ slot: Int?, _ expected: [UInt8]) -> Bool {
         guard let slot, members[slot].kind == .string else { return false }
         let member = members[slot]
         return storage.withUnsafeBufferPointer { buffer in
@@ -84,8 +83,19 @@ extension DecodedToken {
         }
     }
 
+    /// Calls `body` with the unescaped bytes of string member `slot`; nil when absent or not a string.
+    func withStringBytes<R>(_ slot: Int?, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let slot, members[slot].kind == .string else { return nil }
+        let member = members[slot]
+        return storage.withUnsafeBufferPointer { buffer in
+            let raw = valueBytes(member, buffer)
+            guard member.valueHasEscapes else { return body(raw) }
+            return JSONString.unescape(raw).withUnsafeBufferPointer(body)
+        }
+    }
+
     /// The byte length of string member `slot` (after unescaping) and its count of Unicode scalars.
-    func stringLength(_ slot: Int, in members: [JSONMember]) -> (bytes: Int, scalars: Int) {
+    func stringLength(_ slot: Int) -> (bytes: Int, scalars: Int) {
         let member = members[slot]
         return storage.withUnsafeBufferPointer { buffer in
             let raw = valueBytes(member, buffer)
@@ -107,7 +117,7 @@ extension DecodedToken {
         UnsafeBufferPointer(rebasing: buffer[Int(member.valueStart)..<Int(member.valueEnd)])
     }
 
-    private func value(named name: String, in members: [JSONMember]) -> ClaimValue? {
+    private func value(named name: String, in members: ArraySlice<JSONMember>) -> ClaimValue? {
         let wanted = Array(name.utf8)
         return storage.withUnsafeBufferPointer { buffer -> ClaimValue? in
             // The parser refused duplicates, so the first match is the only one.

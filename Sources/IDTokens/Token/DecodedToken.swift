@@ -16,39 +16,58 @@ public struct DecodedToken: Sendable {
     /// The longest token accepted, in bytes (16 KiB).
     public static let maximumTokenLength = 16 * 1024
 
-    /// The signing input (the token's bytes up to the second dot), then the decoded header JSON,
-    /// payload JSON and signature, back to back.
+    /// The signing input (the token's bytes up to the second dot) unless `storesSigningInput` is false,
+    /// then the decoded header JSON, payload JSON and signature, back to back.
     let storage: [UInt8]
     let signingInputCount: Int
+    /// False only for the verifier's own decoding, which hashes the signing input from the token it was
+    /// given instead of copying it.
+    let storesSigningInput: Bool
     let headerRange: Range<Int>
     let payloadRange: Range<Int>
     let signatureRange: Range<Int>
-    let header: [JSONMember]
-    let payload: [JSONMember]
-    /// Indices of well-known members in `header` / `payload`, or nil when absent.
+    /// The header's members, then the payload's, in one array.
+    let members: [JSONMember]
+    /// How many of `members` are the header's.
+    let headerMemberCount: Int
+    /// Indices into `members` of well-known header parameters and claims, or nil when absent.
     let slots: KnownMemberSlots
+
+    /// The header's members; indices are those of `members`.
+    var header: ArraySlice<JSONMember> { members[..<headerMemberCount] }
+    /// The payload's members; indices are those of `members`.
+    var payload: ArraySlice<JSONMember> { members[headerMemberCount...] }
 
     /// Decodes a compact JWS: structure, base64url and JSON only.
     public init(compact token: some StringProtocol) throws(TokenVerificationError) {
         let decoded: Result<DecodedToken, TokenVerificationError> =
-            token.utf8.withContiguousStorageIfAvailable { Self.decode($0) }
-            ?? Array(token.utf8).withUnsafeBufferPointer { Self.decode($0) }
+            token.utf8.withContiguousStorageIfAvailable { Self.decode($0, storingSigningInput: true) }
+            ?? Array(token.utf8).withUnsafeBufferPointer { Self.decode($0, storingSigningInput: true) }
         self = try decoded.get()
     }
 
+    /// Decodes the compact JWS `token`; without `storingSigningInput`, `signingInput` is unavailable and the
+    /// caller hashes `token[0..<signingInputCount]` itself.
+    init(compactUTF8 token: UnsafeBufferPointer<UInt8>, storingSigningInput: Bool) throws(TokenVerificationError) {
+        self = try Self.decode(token, storingSigningInput: storingSigningInput).get()
+    }
+
     private init(
-        storage: [UInt8], signingInputCount: Int,
+        storage: [UInt8], signingInputCount: Int, storesSigningInput: Bool,
         headerRange: Range<Int>, payloadRange: Range<Int>, signatureRange: Range<Int>,
-        header: [JSONMember], payload: [JSONMember]
+        members: [JSONMember], headerMemberCount: Int
     ) {
         self.storage = storage
         self.signingInputCount = signingInputCount
+        self.storesSigningInput = storesSigningInput
         self.headerRange = headerRange
         self.payloadRange = payloadRange
         self.signatureRange = signatureRange
-        self.header = header
-        self.payload = payload
-        self.slots = storage.withUnsafeBufferPointer { KnownMemberSlots(header: header, payload: payload, in: $0) }
+        self.members = members
+        self.headerMemberCount = headerMemberCount
+        self.slots = storage.withUnsafeBufferPointer {
+            KnownMemberSlots(members: members, headerMemberCount: headerMemberCount, in: $0)
+        }
     }
 
     /// The index of the first "." at or after `start` (memchr: vectorised).
@@ -60,7 +79,9 @@ public struct DecodedToken: Sendable {
         return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
-    private static func decode(_ token: UnsafeBufferPointer<UInt8>) -> Result<DecodedToken, TokenVerificationError> {
+    private static func decode(
+        _ token: UnsafeBufferPointer<UInt8>, storingSigningInput: Bool
+    ) -> Result<DecodedToken, TokenVerificationError> {
         guard token.count <= maximumTokenLength else {
             return .failure(.init(.tokenTooLarge, "The token is longer than \(maximumTokenLength) bytes."))
         }
@@ -81,14 +102,14 @@ public struct DecodedToken: Sendable {
         else {
             return .failure(.malformed("A token part is not valid base64url."))
         }
-        let headerStart = secondDot
+        let headerStart = storingSigningInput ? secondDot : 0
         let payloadStart = headerStart + headerCount
         let signatureStart = payloadStart + payloadCount
         let total = signatureStart + signatureCount
         var valid = true
         let storage = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let out = buffer.baseAddress!
-            out.initialize(from: base, count: secondDot)
+            if storingSigningInput { out.initialize(from: base, count: secondDot) }
             valid = Base64URL.decode(headerPart, into: out + headerStart) != nil
                 && Base64URL.decode(payloadPart, into: out + payloadStart) != nil
                 && Base64URL.decode(signaturePart, into: out + signatureStart) != nil
@@ -96,25 +117,28 @@ public struct DecodedToken: Sendable {
             initialized = total
         }
         guard valid else { return .failure(.malformed("A token part is not valid base64url.")) }
-        let parsed = storage.withUnsafeBufferPointer { buffer -> Result<([JSONMember], [JSONMember]), TokenVerificationError> in
-            let header: [JSONMember]
+        var members: [JSONMember] = []
+        members.reserveCapacity(24)
+        var headerMemberCount = 0
+        let failure = storage.withUnsafeBufferPointer { buffer -> TokenVerificationError? in
             do throws(JSONError) {
-                header = try JSONParser.parseObject(buffer, range: headerStart..<payloadStart)
+                try JSONParser.parseObject(buffer, range: headerStart..<payloadStart, appendingTo: &members)
             } catch {
-                return .failure(.malformed("The token header is not valid JSON (\(error.message))."))
+                return .malformed("The token header is not valid JSON (\(error.message)).")
             }
+            headerMemberCount = members.count
             do throws(JSONError) {
-                return .success((header, try JSONParser.parseObject(buffer, range: payloadStart..<signatureStart)))
+                try JSONParser.parseObject(buffer, range: payloadStart..<signatureStart, appendingTo: &members)
             } catch {
-                return .failure(.malformed("The token payload is not valid JSON (\(error.message))."))
+                return .malformed("The token payload is not valid JSON (\(error.message)).")
             }
+            return nil
         }
-        return parsed.map { header, payload in
-            DecodedToken(
-                storage: storage, signingInputCount: secondDot,
-                headerRange: headerStart..<payloadStart, payloadRange: payloadStart..<signatureStart,
-                signatureRange: signatureStart..<total, header: header, payload: payload
-            )
-        }
+        if let failure { return .failure(failure) }
+        return .success(DecodedToken(
+            storage: storage, signingInputCount: secondDot, storesSigningInput: storingSigningInput,
+            headerRange: headerStart..<payloadStart, payloadRange: payloadStart..<signatureStart,
+            signatureRange: signatureStart..<total, members: members, headerMemberCount: headerMemberCount
+        ))
     }
 }

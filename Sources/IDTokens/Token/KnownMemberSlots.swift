@@ -23,34 +23,55 @@ struct KnownMemberSlots: Sendable {
     private static let nbfName: UInt64 = 0x66_626E        // "nbf"
     private static let authTimName: UInt64 = 0x6D69_745F_6874_7561  // "auth_tim" (+ "e")
 
-    init(header: [JSONMember], payload: [JSONMember], in buffer: UnsafeBufferPointer<UInt8>) {
-        for (index, member) in header.enumerated() {
-            Self.withName(of: member, in: buffer) { name in
-                guard name.count <= 4 else { return }
-                switch Self.pack(name) {
-                case Self.algName: alg = index
-                case Self.kidName: kid = index
-                case Self.critName: crit = index
-                default: break
+    init(members: [JSONMember], headerMemberCount: Int, in buffer: UnsafeBufferPointer<UInt8>) {
+        for index in members.indices {
+            let member = members[index]
+            let isHeader = index < headerMemberCount
+            if !member.keyHasEscapes {
+                let length = Int(member.keyEnd - member.keyStart)
+                guard length == 3 || length == 4 || length == 9 else { continue }
+                // Every name is followed by at least `"`, `:`, one value byte and `}` or `,` inside the
+                // document, so eight bytes from its start are readable; the mask keeps only the name.
+                let word = UInt64(littleEndian: UnsafeRawPointer(buffer.baseAddress! + Int(member.keyStart)).loadUnaligned(as: UInt64.self))
+                if length == 9 {
+                    if !isHeader, word == Self.authTimName, buffer[Int(member.keyStart) + 8] == UInt8(ascii: "e") {
+                        authTime = index
+                    }
+                } else {
+                    record(word & (length == 3 ? 0xFF_FFFF : 0xFFFF_FFFF), index: index, isHeader: isHeader)
+                }
+            } else {
+                // Rare: an escaped name is compared after unescaping.
+                Self.withName(of: member, in: buffer) { name in
+                    if name.count == 3 || name.count == 4 {
+                        record(Self.pack(name), index: index, isHeader: isHeader)
+                    } else if name.count == 9, !isHeader, name[8] == UInt8(ascii: "e"),
+                              Self.pack(UnsafeBufferPointer(rebasing: name[0..<8])) == Self.authTimName {
+                        authTime = index
+                    }
                 }
             }
         }
-        for (index, member) in payload.enumerated() {
-            Self.withName(of: member, in: buffer) { name in
-                if name.count == 3 {
-                    switch Self.pack(name) {
-                    case Self.audName: aud = index
-                    case Self.issName: iss = index
-                    case Self.subName: sub = index
-                    case Self.expName: exp = index
-                    case Self.iatName: iat = index
-                    case Self.nbfName: nbf = index
-                    default: break
-                    }
-                } else if name.count == 9, name[8] == UInt8(ascii: "e"),
-                          Self.pack(UnsafeBufferPointer(rebasing: name[0..<8])) == Self.authTimName {
-                    authTime = index
-                }
+    }
+
+    @inline(__always)
+    private mutating func record(_ name: UInt64, index: Int, isHeader: Bool) {
+        if isHeader {
+            switch name {
+            case Self.algName: alg = index
+            case Self.kidName: kid = index
+            case Self.critName: crit = index
+            default: break
+            }
+        } else {
+            switch name {
+            case Self.audName: aud = index
+            case Self.issName: iss = index
+            case Self.subName: sub = index
+            case Self.expName: exp = index
+            case Self.iatName: iat = index
+            case Self.nbfName: nbf = index
+            default: break
             }
         }
     }

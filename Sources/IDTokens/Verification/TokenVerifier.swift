@@ -17,31 +17,44 @@ public struct TokenVerifier: Sendable {
     public func verify(
         _ token: some StringProtocol, now: Double, keys: (String) -> KeySet?
     ) throws(TokenVerificationError) -> VerifiedToken {
-        let decoded = try DecodedToken(compact: token)
-        try FirebaseClaimRules.checkHeader(decoded)
-        guard let rules = projects.first(where: { decoded.stringEquals(decoded.slots.aud, in: decoded.payload, $0.projectIDBytes) })
-        else { throw TokenVerificationError.wrongAudience }
-        let claims = try rules.checkClaims(decoded, now: now)
-        guard let keySet = keys(rules.projectID) else {
-            throw .init(.keysUnavailable, "The signing keys for the token's project are not available.")
+        let verified = token.utf8.withContiguousStorageIfAvailable { verify(utf8: $0, now: now, keys: keys) }
+            ?? Array(token.utf8).withUnsafeBufferPointer { verify(utf8: $0, now: now, keys: keys) }
+        return try verified.get()
+    }
+
+    /// `verify` over the token's UTF-8, which the signature check hashes in place (no copy of it is kept).
+    private func verify(
+        utf8 token: UnsafeBufferPointer<UInt8>, now: Double, keys: (String) -> KeySet?
+    ) -> Result<VerifiedToken, TokenVerificationError> {
+        do throws(TokenVerificationError) {
+            let decoded = try DecodedToken(compactUTF8: token, storingSigningInput: false)
+            try FirebaseClaimRules.checkHeader(decoded)
+            guard let rules = projects.first(where: { decoded.stringEquals(decoded.slots.aud, $0.projectIDBytes) })
+            else { throw TokenVerificationError.wrongAudience }
+            let claims = try rules.checkClaims(decoded, now: now)
+            guard let keySet = keys(rules.projectID) else {
+                throw .init(.keysUnavailable, "The signing keys for the token's project are not available.")
+            }
+            guard let key = decoded.withStringBytes(decoded.slots.kid, { keySet.key(keyID: $0) }) ?? nil else {
+                throw .init(.unknownKey, "The token's kid does not name a current signing key.")
+            }
+            let signatureValid = decoded.storage.withUnsafeBufferPointer { buffer in
+                key.key.verifyRS256(
+                    signature: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[decoded.signatureRange])),
+                    message: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: token[0..<decoded.signingInputCount]))
+                )
+            }
+            guard signatureValid else { throw .init(.badSignature, "The token's signature is invalid.") }
+            return .success(VerifiedToken(
+                uid: decoded.subject ?? "",
+                projectID: rules.projectID,
+                expiresAt: claims.expiresAt,
+                issuedAt: claims.issuedAt,
+                authTime: claims.authTime,
+                claimsBytes: decoded.storage, claimsRange: decoded.payloadRange
+            ))
+        } catch {
+            return .failure(error)
         }
-        guard let keyID = decoded.keyID, let key = keySet[keyID] else {
-            throw .init(.unknownKey, "The token's kid does not name a current signing key.")
-        }
-        let signatureValid = decoded.storage.withUnsafeBufferPointer { buffer in
-            key.key.verifyRS256(
-                signature: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[decoded.signatureRange])),
-                message: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[0..<decoded.signingInputCount]))
-            )
-        }
-        guard signatureValid else { throw .init(.badSignature, "The token's signature is invalid.") }
-        return VerifiedToken(
-            uid: decoded.subject ?? "",
-            projectID: rules.projectID,
-            expiresAt: claims.expiresAt,
-            issuedAt: claims.issuedAt,
-            authTime: claims.authTime,
-            claimsJSON: decoded.payloadJSON
-        )
     }
 }
