@@ -1,15 +1,16 @@
 import HTTPTypes
+import IDTokens
 import HummingbirdCore
 import NIOCore
 
 /// The one place errors become HTTP: `{"error": {"code", "message", "retryAfter"?}, "requestId", "timestamp"}`.
 enum ErrorResponse {
     static func make(_ error: GatewayError, requestID: String, now: Double) -> Response {
-        var json = "{\"error\":{\"code\":\(JSONText.string(error.code)),\"message\":\(JSONText.string(error.message))"
+        var json = "{\"error\":{\"code\":\(JSONWriter.quoted(error.code)),\"message\":\(JSONWriter.quoted(error.message))"
         if let retryAfter = error.retryAfter {
             json += ",\"retryAfter\":\(retryAfter)"
         }
-        json += "},\"requestId\":\(JSONText.string(requestID)),\"timestamp\":\(JSONText.string(HTTPDate.rfc3339(now)))}"
+        json += "},\"requestId\":\(JSONWriter.quoted(requestID)),\"timestamp\":\(JSONWriter.quoted(HTTPDate.rfc3339(now)))}"
 
         var headers = error.headers
         headers[.contentType] = "application/json"

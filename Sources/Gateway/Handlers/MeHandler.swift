@@ -10,9 +10,9 @@ enum MeHandler {
     static func route() -> Route {
         Route(name: "me", path: .exact("/v1/me"), methods: [.get], auth: .required) { _, context in
             guard let identity = context.identity else { throw GatewayError.internalError() }
-            var json = "{\"uid\":\(JSONText.string(identity.uid)),\"source\":\"\(identity.source.rawValue)\""
+            var json = "{\"uid\":\(JSONWriter.quoted(identity.uid)),\"source\":\"\(identity.source.rawValue)\""
             if let token = identity.token {
-                json += ",\"claims\":\(token.claimsJSON),\"expiresAt\":\(JSONText.number(token.expiresAt))}"
+                json += ",\"claims\":\(token.claimsJSON),\"expiresAt\":\(JSONWriter.number(token.expiresAt))}"
             } else {
                 json += ",\"claims\":{},\"expiresAt\":null}"
             }

@@ -1,7 +1,7 @@
-/// Writes JSON string literals (RFC 8259 escaping) for the token minter.
-enum JSONWriter {
+/// Writes JSON string literals (RFC 8259 escaping) and numbers: for the token minter and the gateway's fixed-shape answers (errors, /v1/me).
+public enum JSONWriter {
     /// `text` as a quoted JSON string.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var output = "\""
         output.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
@@ -24,7 +24,7 @@ enum JSONWriter {
     }
 
     /// A JSON number for a time: an integer when `value` is whole, otherwise its shortest decimal form.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         if value.isFinite, value == value.rounded(), abs(value) < 9e15 {
             return String(Int64(value))
         }
