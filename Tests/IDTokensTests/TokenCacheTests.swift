@@ -119,10 +119,21 @@ struct TokenCacheTests {
         }
         #expect(cache.count <= 256)
     }
+
+    @Test("tokens spread over every shard: a cache half full keeps them all")
+    func spreadOverShards() {
+        // 16 shards of ~63 entries: 500 tokens fit only if they are spread (one shard alone would keep ~63).
+        let cache = TokenCache(capacity: 1_000)
+        for index in 0..<500 { cache.insert(Self.token(index), Self.verified("u\(index)"), now: Self.now) }
+        #expect(cache.count == 500)
+        let hits = (0..<500).filter { cache.lookup(Self.token($0), now: Self.now) != nil }.count
+        #expect(hits == 500)
+    }
 }
 
 extension String {
     func leftPadded(to length: Int) -> String {
         String(repeating: "0", count: max(0, length - count)) + self
     }
+
 }

@@ -82,7 +82,8 @@ public final class TokenCache: Sendable {
 
     @inline(__always)
     private func shard(for hash: UInt64) -> Shard {
-        shards[Int(truncatingIfNeeded: (hash >> 32) &* UInt64(shards.count) >> 32)]
+        // Multiply-shift of the high half onto 0..<count. (Parenthesised: `>>` binds tighter than `&*`.)
+        shards[Int(truncatingIfNeeded: ((hash >> 32) &* UInt64(shards.count)) >> 32)]
     }
 
     /// A seeded hash of the length and the last 16 bytes.
