@@ -84,4 +84,15 @@ struct ConfigurationTests {
         #expect(allowed.host == "0.0.0.0")
         #expect(try GatewayConfiguration(environment: ["ENV": "dev", "HOST": "::1"]).host == "::1")
     }
+
+    @Test("a malformed REDIS_URL is refused without echoing it (it may carry a password)")
+    func redisURLNotEchoed() {
+        do {
+            _ = try GatewayConfiguration(environment: ["ENV": "dev", "REDIS_URL": "rediss://:hunter2@cache:6379"])
+            Issue.record("accepted a non-redis:// URL")
+        } catch {
+            #expect(error.variable == "REDIS_URL")
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
 }

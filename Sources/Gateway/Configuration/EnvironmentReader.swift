@@ -21,9 +21,14 @@ struct EnvironmentReader {
         try self.optionalString(name, validate: validate) ?? defaultValue
     }
 
-    func optionalString(_ name: String, validate: (String) -> Bool) throws(ConfigurationError) -> String? {
+    /// - Parameter mayHoldSecret: the value can carry a credential (a URL with a password): never echo it.
+    func optionalString(_ name: String, mayHoldSecret: Bool = false, validate: (String) -> Bool) throws(ConfigurationError) -> String? {
         guard let value = self.raw(name) else { return nil }
-        guard validate(value) else { throw ConfigurationError(variable: name, message: "has an invalid value '\(value.prefix(200))'") }
+        guard validate(value) else {
+            throw ConfigurationError(
+                variable: name, message: mayHoldSecret ? "has an invalid value (not shown: it may hold a credential)" : "has an invalid value '\(value.prefix(200))'"
+            )
+        }
         return value
     }
 

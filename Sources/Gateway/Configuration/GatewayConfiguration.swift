@@ -89,7 +89,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
             }
             return range
         }
-        self.redisURL = try reader.optionalString("REDIS_URL", validate: { $0.hasPrefix("redis://") && $0.count > "redis://".count })
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: { $0.hasPrefix("redis://") && $0.count > "redis://".count })
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: 1...64)
         self.redisTimeoutMilliseconds = try reader.integer("REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: 1...10_000)
         self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
