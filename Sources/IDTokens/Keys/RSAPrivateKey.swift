@@ -2,7 +2,7 @@
 public struct RSAPrivateKey: Sendable {
     let key: OpenSSLPrivateKey
 
-    /// A PEM private key (PKCS#8 `BEGIN PRIVATE KEY` or `BEGIN RSA PRIVATE KEY`); must be RSA.
+    /// A PEM-encoded RSA private key, PKCS#8 or PKCS#1; must be RSA.
     public init(pem: String) throws(KeySetError) {
         self.key = try OpenSSLPrivateKey.fromPEM(pem)
     }
