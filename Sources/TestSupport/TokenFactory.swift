@@ -102,23 +102,9 @@ public struct TokenFactory: Sendable {
 
     // MARK: JSON helpers
 
-    /// `text` as a JSON string literal.
+    /// `text` as a JSON string literal (the same writer the minter uses).
     public static func quoted(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
+        JSONWriter.quoted(text)
     }
 
     /// A JSON number: integral values without a fraction.
