@@ -44,7 +44,7 @@ public struct Authenticator: Sendable {
             let address = clientAddress()
             try limiter.refuseIfExhausted(address)
             do {
-                return try await self.verify(token)
+                return try await self.verify(token, cacheChecked: true)
             } catch {
                 if error.status == .unauthorized { limiter.recordFailure(address) }
                 throw error
@@ -74,9 +74,9 @@ public struct Authenticator: Sendable {
         return error
     }
 
-    private func verify(_ token: Substring) async throws(GatewayError) -> Identity {
+    private func verify(_ token: Substring, cacheChecked: Bool = false) async throws(GatewayError) -> Identity {
         do {
-            let verified = try await self.tokens.verify(token)
+            let verified = cacheChecked ? try await self.tokens.verifyUncached(token) : try await self.tokens.verify(token)
             return Identity(uid: verified.uid, source: .firebase, token: verified)
         } catch {
             throw GatewayError(error)

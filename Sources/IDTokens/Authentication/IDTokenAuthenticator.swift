@@ -28,10 +28,15 @@ public final class IDTokenAuthenticator: Sendable {
 
     /// The verified token, or the rule it broke.
     public func verify(_ token: Substring) async throws(TokenVerificationError) -> VerifiedToken {
-        let now = self.now()
-        if let cached = self.cache.lookup(token, now: now) {
+        if let cached = self.cached(token) {
             return cached
         }
+        return try await self.verifyUncached(token)
+    }
+
+    /// Full verification of a token the caller already looked up in the cache and missed; the result is cached.
+    public func verifyUncached(_ token: Substring) async throws(TokenVerificationError) -> VerifiedToken {
+        let now = self.now()
         let verified: VerifiedToken
         do {
             verified = try self.verifier.verify(token, now: now, keys: self.keys(for:))
