@@ -65,6 +65,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var openAITimeoutSeconds: Int?
     public var models = AIModels()
     public var mediaDirectory = "./data/media"
+    /// The route table; the default is the built-in one (`RouteConfiguration.defaults`).
+    public var routes: [RouteConfiguration] = RouteConfiguration.defaults
+    public var server = ServerLimits()
+    public var proxy = ProxySettings()
+    /// One JSON line per request on standard error (`ACCESS_LOG`).
+    public var accessLog = true
 
     public init() {}
 

@@ -7,8 +7,8 @@ import IDTokens
 /// `{"uid": "...", "source": "firebase"|"dev", "claims": {...}, "expiresAt": 1700000000}`; for the dev header,
 /// `claims` is `{}` and `expiresAt` is null.
 enum MeHandler {
-    static func route() -> Route {
-        Route(name: "me", path: .exact("/v1/me"), methods: [.get], auth: .required) { _, context in
+    static func handler() -> RouteHandler {
+        { _, context in
             guard let identity = context.identity else { throw GatewayError.internalError() }
             var json = "{\"uid\":\(JSONWriter.quoted(identity.uid)),\"source\":\"\(identity.source.rawValue)\""
             if let token = identity.token {

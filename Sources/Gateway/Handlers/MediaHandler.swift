@@ -7,11 +7,11 @@ import StoryFunctions
 /// the app's storage rules had it. `ETag`/`If-None-Match`, long-lived caching (a key's content never changes), and
 /// single byte ranges (RFC 9110 §14), which the iOS player needs.
 enum MediaHandler {
-    static let prefix = "/media/"
-
-    static func route(_ media: any MediaStore) -> Route {
-        Route(name: "media", path: .prefix(Self.prefix), methods: [.get], auth: .none) { request, _ in
-            let key = String(request.uri.path.dropFirst(Self.prefix.count))
+    /// - Parameter prefix: the route's path prefix; the rest of the path is the media key.
+    static func handler(_ media: any MediaStore, prefix: String) -> RouteHandler {
+        { request, _ in
+            guard request.uri.path.hasPrefix(prefix) else { throw GatewayError.notFound() }
+            let key = String(request.uri.path.dropFirst(prefix.count))
             guard let object = try await media.metadata(key) else { throw GatewayError.notFound() }
             var headers = HTTPFields()
             headers[.contentType] = object.contentType

@@ -5,15 +5,15 @@ import NIOCore
 /// `/healthz` and `/readyz`.
 enum SystemHandlers {
     /// 200 while the process is up.
-    static func health() -> Route {
-        Route(name: "healthz", path: .exact("/healthz"), methods: [.get], auth: .none) { _, _ in
+    static func health() -> RouteHandler {
+        { _, _ in
             JSONResponse.make(status: .ok, json: "{\"status\":\"ok\"}")
         }
     }
 
     /// 200 only when every trusted project's certificates are loaded (and, failing closed, Redis is connected).
-    static func ready(isReady: @escaping @Sendable () -> Bool) -> Route {
-        Route(name: "readyz", path: .exact("/readyz"), methods: [.get], auth: .none) { _, _ in
+    static func ready(isReady: @escaping @Sendable () -> Bool) -> RouteHandler {
+        { _, _ in
             guard isReady() else {
                 throw GatewayError(
                     status: .serviceUnavailable, code: "UNAVAILABLE",

@@ -46,11 +46,13 @@ public struct Route: Sendable {
     public let auth: AuthPolicy
     /// The per-caller bucket this route draws from (needs `auth: .required`).
     public let rateLimit: RouteRateLimit?
+    /// The request body limit: a declared `Content-Length` above it is a 413 before the handler runs (nil: none).
+    public let maxBodyBytes: Int?
     public let handler: RouteHandler
 
     public init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
-        handler: @escaping RouteHandler
+        maxBodyBytes: Int? = nil, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -58,7 +60,14 @@ public struct Route: Sendable {
         self.methods = methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
         self.auth = auth
         self.rateLimit = rateLimit
+        self.maxBodyBytes = maxBodyBytes
         self.handler = handler
+    }
+
+    /// The part of `path` under a prefix route's prefix ("" for an exact route).
+    public func remainder(of path: String) -> Substring {
+        guard case .prefix(let prefix) = self.path, path.hasPrefix(prefix) else { return "" }
+        return path.dropFirst(prefix.count)
     }
 
     func allows(_ method: HTTPRequest.Method) -> Bool {

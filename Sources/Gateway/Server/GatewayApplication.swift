@@ -19,6 +19,7 @@ public struct GatewayApplication: Sendable {
     public let provider: any AIProvider
     public let media: any MediaStore
     public let server: GatewayServer
+    public let proxy: UpstreamProxy
     private let backgroundServices: [any Service]
     private let logger: Logger
 
@@ -96,16 +97,15 @@ public struct GatewayApplication: Sendable {
         self.media = FileMediaStore(directory: configuration.mediaDirectory)
         let functions = StoryFunctionsService(provider: self.provider, media: self.media, models: configuration.models, logger: logger)
 
-        let routes = RouteTable(
-            [
-                SystemHandlers.health(),
-                SystemHandlers.ready(isReady: { [requiredRedis] in
-                    tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
-                }),
-                MeHandler.route(),
-                MediaHandler.route(self.media),
-            ] + FunctionRoutes.routes(functions) + extraRoutes
+        self.proxy = UpstreamProxy(settings: configuration.proxy, logger: logger)
+        let builder = RouteBuilder(
+            functions: functions, media: self.media,
+            isReady: { [requiredRedis] in tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true) },
+            metrics: { _, _ in throw GatewayError.notFound() },
+            openAPI: { _, _ in throw GatewayError.notFound() },
+            proxy: self.proxy, limits: configuration.server
         )
+        let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)
         for route in routes.routes {
             guard let rule = route.rateLimit else { continue }
             guard self.rateLimiter.limits[rule.name] != nil else {
@@ -129,7 +129,7 @@ public struct GatewayApplication: Sendable {
 
     /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
     public var services: [any Service] {
-        [self.curl] + self.backgroundServices + self.certificateStores + [self.server]
+        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + [self.server]
     }
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully.

@@ -1,0 +1,156 @@
+public import HTTPTypes
+
+/// One entry of the configured route table (`routes:` in the config file): which requests it takes, where they go,
+/// and the policy in front of them.
+///
+/// | key | type | default |
+/// |---|---|---|
+/// | `path` | `/exact` or `/prefix/` (a prefix when it ends with `/`) | required |
+/// | `methods` | list of HTTP methods | the built-in handler's own; any method for an upstream |
+/// | `builtin` / `upstream` | a `BuiltinHandler` name, or `http(s)://host:port/base` | exactly one is required |
+/// | `auth` | `required`, `optional`, `none` | `required` |
+/// | `rate_limit` | the name of a configured limit (needs `auth: required`) | none |
+/// | `cost` | tokens one request takes, > 0 | `1` |
+/// | `timeout_seconds` | the upstream's answer deadline (upstream routes) | `30` |
+/// | `max_body_bytes` | request body limit, 413 above it | `ServerLimits.maxBodyBytes` |
+/// | `forward_authorization` | pass the client's `Authorization` header upstream | `false` |
+/// | `name` | a label for logs and metrics | the builtin name, or the path |
+public struct RouteConfiguration: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        case builtin(BuiltinHandler)
+        case upstream(UpstreamURL)
+    }
+
+    public var name: String
+    public var path: Route.PathMatch
+    /// nil: the target's default methods.
+    public var methods: [HTTPRequest.Method]?
+    public var target: Target
+    public var auth: Route.AuthPolicy
+    public var rateLimit: RouteRateLimit?
+    /// How long an upstream may take to answer (upstream routes).
+    public var timeoutSeconds: Double
+    /// Request body limit for this route; nil: the server-wide `max_body_bytes`.
+    public var maxBodyBytes: Int?
+    /// Whether the client's `Authorization` header is passed to the upstream.
+    public var forwardAuthorization: Bool
+
+    public init(
+        name: String? = nil, path: Route.PathMatch, methods: [HTTPRequest.Method]? = nil, target: Target,
+        auth: Route.AuthPolicy = .required, rateLimit: RouteRateLimit? = nil, timeoutSeconds: Double = 30,
+        maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false
+    ) {
+        switch (name, target, path) {
+        case (let name?, _, _): self.name = name
+        case (nil, .builtin(let handler), _): self.name = handler.rawValue
+        case (nil, .upstream, .exact(let text)), (nil, .upstream, .prefix(let text)): self.name = text
+        }
+        self.path = path
+        self.methods = methods
+        self.target = target
+        self.auth = auth
+        self.rateLimit = rateLimit
+        self.timeoutSeconds = timeoutSeconds
+        self.maxBodyBytes = maxBodyBytes
+        self.forwardAuthorization = forwardAuthorization
+    }
+
+    /// The built-in table: the five functions, `/media/`, `/v1/me`, `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`.
+    public static let defaults: [RouteConfiguration] =
+        BuiltinHandler.functions.map { handler in
+            RouteConfiguration(
+                path: .exact("/functions/v1/\(handler.rawValue)"), target: .builtin(handler), auth: .required,
+                rateLimit: RouteRateLimit(name: handler.rawValue)
+            )
+        } + [
+            RouteConfiguration(path: .prefix("/media/"), target: .builtin(.media), auth: .none),
+            RouteConfiguration(path: .exact("/v1/me"), target: .builtin(.me), auth: .required),
+            RouteConfiguration(path: .exact("/healthz"), target: .builtin(.healthz), auth: .none),
+            RouteConfiguration(path: .exact("/readyz"), target: .builtin(.readyz), auth: .none),
+            RouteConfiguration(path: .exact("/metrics"), target: .builtin(.metrics), auth: .none),
+            RouteConfiguration(path: .exact("/openapi.yaml"), target: .builtin(.openapi), auth: .none),
+        ]
+}
+
+/// The handlers compiled into the gateway, by the name a route's `builtin:` uses.
+public enum BuiltinHandler: String, Sendable, CaseIterable {
+    case storyGeneration = "story-generation"
+    case extractScenes = "extract-scenes"
+    case audioSynthesis = "audio-synthesis"
+    case avatarGeneration = "avatar-generation"
+    case sceneIllustration = "scene-illustration"
+    case media
+    case me
+    case healthz
+    case readyz
+    case metrics
+    case openapi
+
+    /// The five AI functions, in the app's order.
+    public static let functions: [BuiltinHandler] = [
+        .storyGeneration, .extractScenes, .audioSynthesis, .avatarGeneration, .sceneIllustration,
+    ]
+
+    /// The methods the handler answers (GET routes answer HEAD too).
+    public var methods: [HTTPRequest.Method] {
+        BuiltinHandler.functions.contains(self) ? [.post] : [.get]
+    }
+
+    /// Prefix routes only make sense for handlers that read the rest of the path.
+    public var takesPathPrefix: Bool { self == .media }
+}
+
+/// An upstream base URL: `http://host:port/base` (https too). The route's prefix is replaced by `basePath`.
+public struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
+    public let scheme: String
+    public let host: String
+    public let port: Int
+    /// The path prefix requests are mapped under, without a trailing `/` ("" for the root).
+    public let basePath: String
+
+    /// Parses `http(s)://host[:port][/base]`; nil for anything else (user info, query, fragment, bad port).
+    public init?(_ text: String) {
+        let scheme: String
+        if text.hasPrefix("http://") { scheme = "http" } else if text.hasPrefix("https://") { scheme = "https" } else { return nil }
+        let rest = text.dropFirst(scheme.count + 3)
+        let authority = rest.prefix { $0 != "/" }
+        var path = String(rest.dropFirst(authority.count))
+        guard !authority.isEmpty, !authority.contains("@"), !path.contains("?"), !path.contains("#"),
+            !path.contains(" "), !authority.contains(" ")
+        else { return nil }
+        var host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return nil }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty else { return nil }
+        let port: Int
+        if let portText {
+            guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isNumber) else { return nil }
+            port = number
+        } else {
+            port = scheme == "https" ? 443 : 80
+        }
+        while path.hasSuffix("/") { path.removeLast() }
+        self.scheme = scheme
+        self.host = String(host)
+        self.port = port
+        self.basePath = path
+    }
+
+    public var description: String {
+        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        return "\(self.scheme)://\(host):\(self.port)\(self.basePath)"
+    }
+}

@@ -1,0 +1,42 @@
+/// Limits of the HTTP listener (`server:` in the config file). Every key, its type and its default:
+///
+/// | key | type | default |
+/// |---|---|---|
+/// | `max_header_bytes` | 1024...1048576: all request header lines together (431 above) | `32768` |
+/// | `max_header_count` | 1...1000 header fields (431 above) | `100` |
+/// | `max_body_bytes` | request body limit of routes that set none (413 above) | `10485760` (10 MiB) |
+/// | `header_timeout_seconds` | a connection must deliver a whole request head within this (slow clients are cut off) | `10` |
+/// | `idle_timeout_seconds` | a keep-alive connection with nothing to do is closed after this | `75` |
+/// | `max_connections` | open client connections; more wait in the accept backlog | `20000` |
+/// | `shutdown_grace_seconds` | on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
+public struct ServerLimits: Sendable, Equatable {
+    public var maxHeaderBytes = 32 * 1024
+    public var maxHeaderCount = 100
+    public var maxBodyBytes = 10 * 1024 * 1024
+    public var headerTimeoutSeconds = 10.0
+    public var idleTimeoutSeconds = 75.0
+    public var maxConnections = 20_000
+    public var shutdownGraceSeconds = 25.0
+
+    public init() {}
+}
+
+/// How requests are forwarded to upstreams (`proxy:` in the config file).
+///
+/// | key | type | default |
+/// |---|---|---|
+/// | `identity_headers` | headers that carry identity: every client-sent copy is removed before forwarding | `[X-User-Id]` |
+/// | `identity_assertion.header` | the header carrying the HMAC-signed identity assertion | `X-StoryGate-Identity` |
+/// | `identity_assertion.secret_file` | a file holding the shared HMAC key (at least 32 bytes); no assertion when unset | none |
+/// | `connect_timeout_seconds` | connecting to an upstream | `5` |
+/// | `max_connections_per_upstream` | pooled keep-alive connections per upstream and event loop | `64` |
+public struct ProxySettings: Sendable, Equatable {
+    public var identityHeaders: [String] = ["X-User-Id"]
+    public var assertionHeader = "X-StoryGate-Identity"
+    /// The shared HMAC key for identity assertions (from `identity_assertion.secret_file` or `IDENTITY_ASSERTION_SECRET_FILE`).
+    public var assertionSecret: Secret?
+    public var connectTimeoutSeconds = 5.0
+    public var maxConnectionsPerUpstream = 64
+
+    public init() {}
+}

@@ -1,0 +1,56 @@
+import StoryFunctions
+
+/// Turns the configured route table into routes: each entry's policy around its built-in handler or the proxy.
+struct RouteBuilder {
+    let functions: StoryFunctionsService
+    let media: any MediaStore
+    let isReady: @Sendable () -> Bool
+    let metrics: RouteHandler
+    let openAPI: RouteHandler
+    let proxy: UpstreamProxy
+    let limits: ServerLimits
+
+    func route(_ configuration: RouteConfiguration) -> Route {
+        let handler: RouteHandler
+        let methods: [HTTPRequest.Method]
+        switch configuration.target {
+        case .builtin(let builtin):
+            methods = configuration.methods ?? builtin.methods
+            handler = self.handler(builtin, path: configuration.path)
+        case .upstream(let upstream):
+            methods = configuration.methods ?? RouteBuilder.allMethods
+            handler = self.proxy.handler(for: configuration, upstream: upstream)
+        }
+        return Route(
+            name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
+            rateLimit: configuration.rateLimit, maxBodyBytes: configuration.maxBodyBytes ?? self.limits.maxBodyBytes,
+            handler: handler
+        )
+    }
+
+    private func handler(_ builtin: BuiltinHandler, path: Route.PathMatch) -> RouteHandler {
+        switch builtin {
+        case .storyGeneration, .extractScenes, .audioSynthesis, .avatarGeneration, .sceneIllustration:
+            // `function` is non-nil for exactly these five.
+            guard let function = FunctionRoutes.function(builtin) else { return { _, _ in throw GatewayError.internalError() } }
+            return FunctionRoutes.handler(function, service: self.functions)
+        case .media:
+            let prefix: String
+            switch path {
+            case .prefix(let text): prefix = text
+            case .exact(let text): prefix = text.hasSuffix("/") ? text : text + "/"
+            }
+            return MediaHandler.handler(self.media, prefix: prefix)
+        case .me: return MeHandler.handler()
+        case .healthz: return SystemHandlers.health()
+        case .readyz: return SystemHandlers.ready(isReady: self.isReady)
+        case .metrics: return self.metrics
+        case .openapi: return self.openAPI
+        }
+    }
+
+    /// What an upstream route forwards when it lists no methods.
+    static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+}
+
+import HTTPTypes
