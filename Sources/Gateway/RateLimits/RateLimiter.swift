@@ -7,11 +7,13 @@ public import RateLimiting
 public struct RateLimiter: Sendable {
     public let limits: [String: RateLimit]
     public let store: any RateLimitStore
+    let metrics: GatewayMetrics?
     let logger: Logger
 
-    public init(limits: [RateLimit], store: any RateLimitStore, logger: Logger) {
+    public init(limits: [RateLimit], store: any RateLimitStore, metrics: GatewayMetrics? = nil, logger: Logger) {
         self.limits = Dictionary(limits.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.store = store
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -19,7 +21,8 @@ public struct RateLimiter: Sendable {
     static let stateHeader = HTTPField.Name("RateLimit")!
 
     /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
-    func check(_ rule: RouteRateLimit, key: String) async throws(GatewayError) -> HTTPFields {
+    /// - Parameter outcome: set to `allowed`, `limited`, `shadow` or `store_error` (for the access log).
+    func check(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> HTTPFields {
         guard let limit = self.limits[rule.name] else {
             // Routes are checked against the limits at start-up; reaching this is a bug: fail closed.
             throw GatewayError.internalError()
@@ -28,6 +31,8 @@ public struct RateLimiter: Sendable {
         do {
             decision = try await self.store.check(limit, key: key, cost: rule.cost)
         } catch {
+            outcome = "store_error"
+            self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
             throw GatewayError(
                 status: .serviceUnavailable, code: "UNAVAILABLE",
                 message: "Rate limits cannot be checked right now; try again shortly.",
@@ -37,6 +42,8 @@ public struct RateLimiter: Sendable {
         var headers = HTTPFields()
         headers[Self.policyHeader] = RateLimitHeaders.policy(limit)
         headers[Self.stateHeader] = RateLimitHeaders.state(limit, decision)
+        outcome = decision.shadowLimited ? "shadow" : decision.allowed ? "allowed" : "limited"
+        self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
         if decision.shadowLimited {
             self.logger.notice("rate limit exceeded (shadow mode: allowed)", metadata: ["limit": "\(limit.name)"])
         }

@@ -8,6 +8,15 @@ public struct RequestContext: Sendable {
     /// Set when the route's auth policy found credentials (always set for `.required`).
     public let identity: Identity?
     let channel: any Channel
+    /// Where an upstream route's proxy records how long the upstream took (nil on other routes).
+    let upstream: UpstreamTiming?
+
+    init(requestID: String, identity: Identity?, channel: any Channel, upstream: UpstreamTiming? = nil) {
+        self.requestID = requestID
+        self.identity = identity
+        self.channel = channel
+        self.upstream = upstream
+    }
 
     /// Runs `operation`, cancelling it if the client goes away meanwhile (for expensive work nobody would receive).
     func cancellingWhenClientLeaves<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -48,11 +57,13 @@ public struct Route: Sendable {
     public let rateLimit: RouteRateLimit?
     /// The request body limit: a declared `Content-Length` above it is a 413 before the handler runs (nil: none).
     public let maxBodyBytes: Int?
+    /// Whether the handler forwards to an upstream (its timing goes to the access log).
+    public let forwardsUpstream: Bool
     public let handler: RouteHandler
 
     public init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
-        maxBodyBytes: Int? = nil, handler: @escaping RouteHandler
+        maxBodyBytes: Int? = nil, forwardsUpstream: Bool = false, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -61,6 +72,7 @@ public struct Route: Sendable {
         self.auth = auth
         self.rateLimit = rateLimit
         self.maxBodyBytes = maxBodyBytes
+        self.forwardsUpstream = forwardsUpstream
         self.handler = handler
     }
 

@@ -13,18 +13,21 @@ struct RouteBuilder {
     func route(_ configuration: RouteConfiguration) -> Route {
         let handler: RouteHandler
         let methods: [HTTPRequest.Method]
+        let forwardsUpstream: Bool
         switch configuration.target {
         case .builtin(let builtin):
             methods = configuration.methods ?? builtin.methods
             handler = self.handler(builtin, path: configuration.path)
+            forwardsUpstream = false
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteBuilder.allMethods
             handler = self.proxy.handler(for: configuration, upstream: upstream)
+            forwardsUpstream = true
         }
         return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: configuration.maxBodyBytes ?? self.limits.maxBodyBytes,
-            handler: handler
+            forwardsUpstream: forwardsUpstream, handler: handler
         )
     }
 

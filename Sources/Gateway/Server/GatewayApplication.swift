@@ -20,22 +20,31 @@ public struct GatewayApplication: Sendable {
     public let media: any MediaStore
     public let server: GatewayServer
     public let proxy: UpstreamProxy
+    /// The application's metrics registry (served at `/metrics`).
+    public let metrics: GatewayMetrics
+    /// Set when graceful shutdown starts (`/readyz` is 503 from then on).
+    public let drain = DrainState()
     private let backgroundServices: [any Service]
     private let logger: Logger
 
     /// - Parameters:
     ///   - extraRoutes: routes added to the built-in table (an embedding application's own handlers).
     ///   - onServerRunning: called with the bound port once the listener is up (tests bind port 0).
+    ///   - metrics: the registry to count in (a new one by default).
+    ///   - accessLogger: where the per-request lines go (default: `logger`); nil configuration.accessLog turns them off.
     /// - Throws: when a route names a rate limit that is not configured, or the Redis URL is unusable.
     public init(
         configuration: GatewayConfiguration,
         logger: Logger,
         certificatePolicy: CertificateRefreshPolicy = .init(),
         extraRoutes: [Route] = [],
+        metrics: GatewayMetrics = GatewayMetrics(),
+        accessLogger: Logger? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         self.curl = CurlClient(logger: logger)
 
         var projects: [TrustedProject] = []
@@ -59,6 +68,7 @@ public struct GatewayApplication: Sendable {
         var background: [any Service] = [RateLimitSweeper(stores: [localBuckets] + (failureLimiter.map { [$0.store] } ?? []))]
         let store: any RateLimitStore
         var requiredRedis: RedisRateLimitStore?
+        var failover: FailoverRateLimitStore?
         if let redisURL = configuration.redisURL {
             var redisConfiguration = RedisRateLimitStore.Configuration(url: redisURL)
             redisConfiguration.poolSize = configuration.redisPoolSize
@@ -72,13 +82,15 @@ public struct GatewayApplication: Sendable {
             background.append(redis)
             // Failing closed, the gateway cannot answer limited routes without Redis: not ready until connected.
             if configuration.rateLimitFailurePolicy == .failClosed { requiredRedis = redis }
-            store = FailoverRateLimitStore(
+            let failoverStore = FailoverRateLimitStore(
                 primary: redis, fallback: localBuckets, policy: configuration.rateLimitFailurePolicy, logger: logger
             )
+            failover = failoverStore
+            store = failoverStore
         } else {
             store = localBuckets
         }
-        self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, logger: logger)
+        self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, metrics: metrics, logger: logger)
         self.backgroundServices = background
 
         // The AI functions: OpenAI when a key is configured; in dev without one, the offline provider.
@@ -100,8 +112,10 @@ public struct GatewayApplication: Sendable {
         self.proxy = UpstreamProxy(settings: configuration.proxy, logger: logger)
         let builder = RouteBuilder(
             functions: functions, media: self.media,
-            isReady: { [requiredRedis] in tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true) },
-            metrics: { _, _ in throw GatewayError.notFound() },
+            isReady: { [requiredRedis, drain] in
+                !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+            },
+            metrics: MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover),
             openAPI: { _, _ in throw GatewayError.notFound() },
             proxy: self.proxy, limits: configuration.server
         )
@@ -118,10 +132,13 @@ public struct GatewayApplication: Sendable {
         self.server = GatewayServer(
             host: configuration.host,
             port: configuration.port,
+            limits: configuration.server,
             responder: GatewayResponder(
                 routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
-                trustedProxies: configuration.trustedProxies, logger: logger
+                trustedProxies: configuration.trustedProxies, metrics: metrics,
+                accessLog: configuration.accessLog ? AccessLog(logger: accessLogger ?? logger) : nil, logger: logger
             ),
+            drain: self.drain,
             logger: logger,
             onServerRunning: onServerRunning
         )
@@ -142,13 +159,21 @@ public struct GatewayApplication: Sendable {
                 "DEV MODE: X-User-Id is trusted without a token and the dev certificate in \(self.configuration.devCertsDirectory) is trusted for project \(GatewayConfiguration.devProjectID). Never run dev mode in production."
             )
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: self.services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: self.logger
-            )
+        var configuration = ServiceGroupConfiguration(
+            services: self.services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: self.logger
         )
-        try await group.run()
+        // Requests in flight get the grace period; then what is left is cancelled, and the rest shut down.
+        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(self.configuration.server.shutdownGraceSeconds * 1000))
+        configuration.maximumCancellationDuration = .seconds(5)
+        let group = ServiceGroup(configuration: configuration)
+        do {
+            try await group.run()
+        } catch where self.drain.isDraining {
+            // The grace period ran out with requests still in flight: they were cut off, which is the contract.
+            self.logger.warning("shutdown grace period expired; remaining requests were cancelled", metadata: ["error": "\(type(of: error))"])
+        }
+        self.logger.notice("storygate stopped")
     }
 }

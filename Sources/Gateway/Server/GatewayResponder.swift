@@ -4,13 +4,16 @@ import IDTokens
 import Logging
 import NIOCore
 
-/// Turns each request into a response: request id, route, method, authentication, handler, and every error
-/// rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
+/// Turns each request into a response: request id, route, method, body limit, authentication, rate limit,
+/// handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
+/// Each answered request is counted in the metrics and written to the access log.
 struct GatewayResponder: Sendable {
     let routes: RouteTable
     let authenticator: Authenticator
     let rateLimiter: RateLimiter
     let trustedProxies: [IPAddressRange]
+    let metrics: GatewayMetrics
+    let accessLog: AccessLog?
     let requestIDs = RequestIDGenerator()
     let dates = DateHeaderCache()
     let logger: Logger
@@ -18,9 +21,15 @@ struct GatewayResponder: Sendable {
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
     func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
+        let start = ContinuousClock.now
+        self.metrics.requestStarted()
+        defer { self.metrics.requestFinished() }
         let incomingID = request.headers[values: Self.requestIDHeader]
         let requestID = incomingID.count == 1 && RequestIDGenerator.isAcceptable(incomingID[0]) ? incomingID[0] : self.requestIDs.next()
-        var response = await self.response(to: request, requestID: requestID, channel: channel)
+        var record = RequestRecord()
+        let route = self.routes.route(for: request.uri.path)
+        let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
+        var response = await self.response(to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, record: &record)
         response.headers[Self.requestIDHeader] = requestID
         response.headers[.date] = self.dates.value(now: WallClock.now())
         if request.method == .head {
@@ -29,44 +38,77 @@ struct GatewayResponder: Sendable {
             if let length = response.body.contentLength { headers[.contentLength] = String(length) }
             response = Response(status: response.status, headers: headers, body: ResponseBody())
         }
+        let status = Int(response.status.code)
+        defer {
+            let latency = start.duration(to: .now)
+            self.metrics.requestAnswered(route: record.route, status: status, duration: latency)
+            self.accessLog?.log(
+                requestID: requestID, method: request.method.rawValue, path: request.uri.path, status: status, latency: latency,
+                record: record, upstream: upstream
+            )
+        }
         try await writer.write(response: response.head, body: response.body)
     }
 
-    private func response(to request: Request, requestID: String, channel: any Channel) async -> Response {
+    private func response(
+        to request: Request, route: Route?, requestID: String, channel: any Channel, upstream: UpstreamTiming?,
+        record: inout RequestRecord
+    ) async -> Response {
         do {
-            guard let route = self.routes.route(for: request.uri.path) else { throw GatewayError.notFound() }
+            guard let route else { throw GatewayError.notFound() }
+            record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
-            let clientAddress = {
-                ClientAddress.resolve(peer: channel.remoteAddress, headers: request.headers, trustedProxies: self.trustedProxies)
-            }
-            let identity: Identity?
-            switch route.auth {
-            case .required: identity = try await self.authenticator.authenticate(request.headers, clientAddress: clientAddress)
-            case .optional: identity = try await self.authenticator.identify(request.headers, clientAddress: clientAddress)
-            case .none: identity = nil
-            }
+            if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
+            let identity = try await self.identify(request, route: route, channel: channel, record: &record)
             var limitHeaders: HTTPFields?
             if let rule = route.rateLimit, let identity {
-                limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid)
+                limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid, outcome: &record.rateLimit)
             }
-            var response = try await route.handler(request, RequestContext(requestID: requestID, identity: identity, channel: channel))
+            let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream)
+            var response = try await route.handler(request, context)
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
         } catch let error as GatewayError {
+            record.errorReason = error.reason
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
             }
             return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
         } catch is CancellationError {
             // The client left (or the gateway is stopping) while a handler worked: nobody reads this answer.
+            record.errorReason = "cancelled"
             return ErrorResponse.make(
                 GatewayError(status: .serviceUnavailable, code: "UNAVAILABLE", message: "The request was cancelled.", reason: "cancelled"),
                 requestID: requestID, now: WallClock.now()
             )
         } catch {
             // A handler bug, not the client's fault: log the type only (errors may carry request data).
+            record.errorReason = "internal"
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
             return ErrorResponse.make(.internalError(), requestID: requestID, now: WallClock.now())
+        }
+    }
+
+    /// The route's auth policy applied, with the outcome counted by source or by the reason it failed.
+    private func identify(_ request: Request, route: Route, channel: any Channel, record: inout RequestRecord) async throws(GatewayError) -> Identity? {
+        guard route.auth != .none else { return nil }
+        let clientAddress = {
+            ClientAddress.resolve(peer: channel.remoteAddress, headers: request.headers, trustedProxies: self.trustedProxies)
+        }
+        do {
+            let identity =
+                route.auth == .required
+                ? try await self.authenticator.authenticate(request.headers, clientAddress: clientAddress)
+                : try await self.authenticator.identify(request.headers, clientAddress: clientAddress)
+            if let identity {
+                record.authSource = identity.source.rawValue
+                record.uid = identity.uid
+                self.metrics.authenticated(source: identity.source.rawValue)
+            }
+            return identity
+        } catch {
+            self.metrics.authenticationFailed(reason: error.reason)
+            throw error
         }
     }
 }

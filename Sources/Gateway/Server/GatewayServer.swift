@@ -4,12 +4,15 @@ import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 
-/// The HTTP/1.1 listener: HummingbirdCore's NIO server with the gateway's responder. On graceful shutdown it
-/// stops accepting and lets requests in flight finish.
+/// The HTTP/1.1 listener: HummingbirdCore's NIO server with the gateway's responder and the server limits
+/// (header size and count, header-read and idle timeouts, open connections). On graceful shutdown it marks the
+/// gateway as draining, stops accepting, and lets requests in flight finish.
 public struct GatewayServer: Service {
     let host: String
     let port: Int
+    let limits: ServerLimits
     let responder: GatewayResponder
+    let drain: DrainState
     let logger: Logger
     let onServerRunning: @Sendable (Int) async -> Void
 
@@ -17,13 +20,23 @@ public struct GatewayServer: Service {
         let responder = self.responder
         let onServerRunning = self.onServerRunning
         let logger = self.logger
+        let limits = self.limits
+        let headerTimeout = TimeAmount.nanoseconds(Int64(limits.headerTimeoutSeconds * 1_000_000_000))
         let server = try HTTPServerBuilder.http1(
-            configuration: .init(additionalChannelHandlers: [ClientCloseWatcher()], idleTimeout: .seconds(75))
+            configuration: .init(
+                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout)],
+                idleTimeout: .nanoseconds(Int64(limits.idleTimeoutSeconds * 1_000_000_000)),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
+                    maxHeaderFieldCount: limits.maxHeaderCount
+                )
+            )
         ).buildServer(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(
-                address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024, reuseAddress: self.port != 0
+                address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024, reuseAddress: self.port != 0,
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)
             ),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: self.logger,
@@ -36,6 +49,11 @@ public struct GatewayServer: Service {
                 await onServerRunning(port)
             }
         )
-        try await server.run()
+        try await withGracefulShutdownHandler {
+            try await server.run()
+        } onGracefulShutdown: { [drain] in
+            drain.startDraining()
+            logger.notice("draining: no new connections; requests in flight may finish", metadata: ["grace_seconds": "\(limits.shutdownGraceSeconds)"])
+        }
     }
 }

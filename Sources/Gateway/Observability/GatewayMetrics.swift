@@ -1,0 +1,150 @@
+public import CoreMetrics
+public import Prometheus
+import Synchronization
+
+/// The gateway's metrics, in one Prometheus registry per application (so two gateways in one process, as in the
+/// tests, never share counters). `GET /metrics` renders the registry in the Prometheus text format.
+///
+/// The request path holds its metrics ready: counters are made once per label set and kept, so a request costs
+/// a dictionary lookup under an uncontended lock and a few relaxed atomic adds.
+public final class GatewayMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    /// A swift-metrics factory over the same registry, for library modules (OpenAI, StoryFunctions).
+    public let factory: any MetricsFactory
+
+    let inFlight: Prometheus.Gauge
+    private let requests: LabeledFamily<RequestKey, Prometheus.Counter>
+    private let latency: LabeledFamily<String, DurationHistogram>
+    private let upstreamLatency: LabeledFamily<String, DurationHistogram>
+    private let upstreamErrors: LabeledFamily<LabelPair, Prometheus.Counter>
+    private let authResults: LabeledFamily<LabelPair, Prometheus.Counter>
+    private let rateLimitDecisions: LabeledFamily<LabelPair, Prometheus.Counter>
+
+    /// Latency buckets from 100 µs to 60 s.
+    static let latencyBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+    ]
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
+        self.factory = factory
+        self.inFlight = registry.makeGauge(
+            descriptor: Self.descriptor("storygate_http_requests_in_flight", "Requests being answered now.")
+        )
+        let requests = ("storygate_http_requests_total", "Requests answered, by route and HTTP status.")
+        self.requests = LabeledFamily { key in
+            registry.makeCounter(descriptor: Self.descriptor(requests), labels: [("route", key.route), ("status", String(key.status))])
+        }
+        let latency = (
+            "storygate_http_request_duration_seconds", "Time from the request head to the last byte of the answer, by route."
+        )
+        self.latency = LabeledFamily { route in
+            registry.makeDurationHistogram(descriptor: Self.descriptor(latency), labels: [("route", route)], buckets: Self.latencyBuckets)
+        }
+        let upstreamLatency = ("storygate_upstream_duration_seconds", "Time until an upstream's response head, by route.")
+        self.upstreamLatency = LabeledFamily { route in
+            registry.makeDurationHistogram(descriptor: Self.descriptor(upstreamLatency), labels: [("route", route)], buckets: Self.latencyBuckets)
+        }
+        let upstreamErrors = (
+            "storygate_upstream_errors_total", "Upstream calls that failed, by route and kind (unreachable, timeout, body_too_large)."
+        )
+        self.upstreamErrors = LabeledFamily { key in
+            registry.makeCounter(descriptor: Self.descriptor(upstreamErrors), labels: [("route", key.first), ("kind", key.second)])
+        }
+        let authResults = (
+            "storygate_auth_results_total",
+            "Authentication outcomes: result ok (reason: the identity source) or failed (reason: the rule that failed)."
+        )
+        self.authResults = LabeledFamily { key in
+            registry.makeCounter(descriptor: Self.descriptor(authResults), labels: [("result", key.first), ("reason", key.second)])
+        }
+        let decisions = (
+            "storygate_rate_limit_decisions_total",
+            "Rate-limit checks by limit and decision: allowed, limited, shadow (over a shadow limit, allowed), store_error."
+        )
+        self.rateLimitDecisions = LabeledFamily { key in
+            registry.makeCounter(descriptor: Self.descriptor(decisions), labels: [("limit", key.first), ("decision", key.second)])
+        }
+    }
+
+    static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    static func descriptor(_ nameAndHelp: (String, String)) -> MetricNameDescriptor {
+        Self.descriptor(nameAndHelp.0, nameAndHelp.1)
+    }
+
+    func requestStarted() {
+        self.inFlight.increment()
+    }
+
+    func requestFinished() {
+        self.inFlight.decrement()
+    }
+
+    func requestAnswered(route: String, status: Int, duration: Duration) {
+        self.requests.get(RequestKey(route: route, status: status)).increment()
+        self.latency.get(route).record(duration)
+    }
+
+    func authenticated(source: String) {
+        self.authResults.get(LabelPair("ok", source)).increment()
+    }
+
+    func authenticationFailed(reason: String) {
+        self.authResults.get(LabelPair("failed", reason)).increment()
+    }
+
+    func rateLimitDecided(limit: String, decision: String) {
+        self.rateLimitDecisions.get(LabelPair(limit, decision)).increment()
+    }
+
+    func upstreamAnswered(route: String, duration: Duration) {
+        self.upstreamLatency.get(route).record(duration)
+    }
+
+    func upstreamFailed(route: String, kind: String) {
+        self.upstreamErrors.get(LabelPair(route, kind)).increment()
+    }
+}
+
+struct RequestKey: Hashable, Sendable {
+    let route: String
+    let status: Int
+}
+
+struct LabelPair: Hashable, Sendable {
+    let first: String
+    let second: String
+
+    init(_ first: String, _ second: String) {
+        self.first = first
+        self.second = second
+    }
+}
+
+/// One metric per label set, made on first use and kept.
+final class LabeledFamily<Key: Hashable & Sendable, Metric: Sendable>: Sendable {
+    private let make: @Sendable (Key) -> Metric
+    private let metrics = Mutex<[Key: Metric]>([:])
+
+    init(make: @escaping @Sendable (Key) -> Metric) {
+        self.make = make
+    }
+
+    func get(_ key: Key) -> Metric {
+        if let metric = self.metrics.withLock({ $0[key] }) { return metric }
+        // The registry hands back the same metric for the same name and labels, so a race here is harmless.
+        let metric = self.make(key)
+        return self.metrics.withLock { metrics in
+            if let existing = metrics[key] { return existing }
+            metrics[key] = metric
+            return metric
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import IDTokens
+public import Logging
+import Synchronization
+
+/// What the gateway learned about one request on its way through, for the access log and the metrics.
+struct RequestRecord {
+    /// The route's name; `-` when no route matched.
+    var route = "-"
+    /// `firebase`, `dev`, or `-` when the request carried no identity.
+    var authSource = "-"
+    var uid: String?
+    /// `allowed`, `limited`, `shadow`, `store_error`, or `-` for routes without a limit.
+    var rateLimit = "-"
+    /// Why the request was refused, when it was (an error's reason label).
+    var errorReason: String?
+}
+
+/// The time an upstream took to answer, set by the proxy for the access log (allocated for upstream routes only).
+public final class UpstreamTiming: Sendable {
+    private let nanoseconds = Atomic<Int64>(-1)
+
+    init() {}
+
+    func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.nanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+    }
+
+    /// Milliseconds, or nil when no upstream answered.
+    var milliseconds: Double? {
+        let value = self.nanoseconds.load(ordering: .relaxed)
+        return value < 0 ? nil : Double(value) / 1_000_000
+    }
+}
+
+/// One JSON line per request (through swift-log; the executable bootstraps `JSONLogHandler`): time, request id,
+/// route, method, path (without the query, which may carry anything), status, latency, a hash of the uid, the auth
+/// source, the rate-limit outcome and the upstream latency. Never a token, a key, a header value or a raw uid.
+struct AccessLog: Sendable {
+    let logger: Logger
+
+    func log(
+        requestID: String, method: String, path: String, status: Int, latency: Duration, record: RequestRecord,
+        upstream: UpstreamTiming?
+    ) {
+        var metadata: Logger.Metadata = [
+            "request_id": .string(requestID),
+            "route": .string(record.route),
+            "method": .string(method),
+            "path": .string(Self.loggablePath(path)),
+            "status": .stringConvertible(status),
+            "latency_ms": .stringConvertible(Self.milliseconds(latency)),
+            "auth": .string(record.authSource),
+            "rate_limit": .string(record.rateLimit),
+        ]
+        if let uid = record.uid { metadata["uid_hash"] = .string(UserHash.logIdentifier(uid)) }
+        if let reason = record.errorReason { metadata["error"] = .string(reason) }
+        if let upstreamMilliseconds = upstream?.milliseconds { metadata["upstream_ms"] = .stringConvertible(upstreamMilliseconds) }
+        self.logger.info("request", metadata: metadata)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return (Double(seconds) * 1000 + Double(attoseconds / 1_000_000_000) / 1_000_000).rounded(toPlaces: 3)
+    }
+
+    /// The path only (no query), at most 256 bytes, and only printable ASCII (anything else becomes `?`).
+    static func loggablePath(_ path: String) -> String {
+        let bytes = path.utf8.prefix(256).map { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") ? $0 : UInt8(ascii: "?") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,141 @@
+import HTTPTypes
+import IDTokens
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Per-connection limits that sit between the HTTP codec and the request handling:
+///
+/// - **Slow clients**: a request head must be complete within `headerTimeout` of the connection opening, or of
+///   the first byte of a later request on a kept-alive connection; otherwise the connection is closed (Envoy's
+///   `request_headers_timeout`, HAProxy's `timeout http-request`). A client dribbling a header a byte at a time
+///   cannot hold a connection. Waiting between requests is the idle timeout's business.
+/// - **Unreadable requests**: the HTTP parser's errors become a JSON answer — 431 `HEADERS_TOO_LARGE` for header
+///   lines or counts over the limits, 400 `MALFORMED_REQUEST` for anything else — and the connection is closed.
+/// - **`Connection: close` answers** (a 413 whose body was never read): the connection is closed once the answer
+///   is written, instead of reading and discarding the rest of the body.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let headerTimeout: TimeAmount
+    private var headerDeadline: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    private var headsRead = 0
+    private var answersWritten = 0
+    private var closeAfterAnswer = false
+    private var answeredParseError = false
+
+    init(headerTimeout: TimeAmount) {
+        self.headerTimeout = headerTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Raw bytes are seen before the HTTP decoder: the first byte of a request starts its head's clock.
+        try? context.pipeline.syncOperations.addHandler(RequestStartWatcher(guard: self), position: .first)
+        if context.channel.isActive { self.armHeaderDeadline(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.armHeaderDeadline(context)
+        context.fireChannelActive()
+    }
+
+    /// Bytes arrived: if no request is under way, a new one is starting.
+    fileprivate func bytesArrived() {
+        guard let context, self.headsRead == self.answersWritten, self.headerDeadline == nil else { return }
+        self.armHeaderDeadline(context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.disarmHeaderDeadline()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.disarmHeaderDeadline()
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = self.unwrapInboundIn(data) {
+            self.headsRead += 1
+            self.disarmHeaderDeadline()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch self.unwrapOutboundIn(data) {
+        case .head(let head):
+            if head.headerFields[.connection]?.lowercased() == "close" { self.closeAfterAnswer = true }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            self.answersWritten += 1
+            if self.closeAfterAnswer {
+                context.writeAndFlush(data, promise: promise)
+                context.close(promise: nil)
+            } else {
+                context.write(data, promise: promise)
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !self.answeredParseError else { return }
+        self.answeredParseError = true
+        self.disarmHeaderDeadline()
+        let answer: (HTTPResponse.Status, String, String) =
+            parserError == .headerOverflow
+            ? (.requestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE", "The request's header section is larger than this gateway accepts.")
+            : (.badRequest, "MALFORMED_REQUEST", "The request is not valid HTTP/1.1.")
+        let json =
+            "{\"error\":{\"code\":\"\(answer.1)\",\"message\":\"\(answer.2)\"},\"timestamp\":\(JSONWriter.quoted(HTTPDate.rfc3339(WallClock.now())))}"
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(json.utf8.count)
+        headers[.connection] = "close"
+        headers[.cacheControl] = "no-store"
+        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: answer.0, headerFields: headers))), promise: nil)
+        context.write(self.wrapOutboundOut(.body(context.channel.allocator.buffer(string: json))), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func armHeaderDeadline(_ context: ChannelHandlerContext) {
+        self.headerDeadline?.cancel()
+        self.headerDeadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: self.headerTimeout) {
+            context.close(promise: nil)
+        }
+    }
+
+    private func disarmHeaderDeadline() {
+        self.headerDeadline?.cancel()
+        self.headerDeadline = nil
+    }
+}
+
+/// Tells the guard when raw bytes arrive (it sits first in the pipeline, before the HTTP decoder).
+private final class RequestStartWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let connectionGuard: ConnectionGuard
+
+    init(guard connectionGuard: ConnectionGuard) {
+        self.connectionGuard = connectionGuard
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        self.connectionGuard.bytesArrived()
+        context.fireChannelRead(data)
+    }
+}
