@@ -29,19 +29,18 @@ struct Serve: AsyncParsableCommand {
             ProcessEnvironment.printError("storygate: configuration error: \(error)")
             throw ExitCode(2)
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
-            return handler
-        }
+        Bootstrap.logging(level: configuration.logLevel)
         let logger = Logger(label: "storygate")
         let application: GatewayApplication
         do {
-            application = try GatewayApplication(configuration: configuration, logger: logger)
+            application = try GatewayApplication(
+                configuration: configuration, logger: logger, accessLogger: Logger(label: "storygate.access")
+            )
         } catch {
             ProcessEnvironment.printError("storygate: configuration error: \(error)")
             throw ExitCode(2)
         }
+        Bootstrap.metrics(application.metrics)
         try await application.run()
     }
 }

@@ -25,6 +25,61 @@ enum RawSocketClient {
         try await self.exchange(port: port, bytes: Array(text.utf8), timeoutSeconds: timeoutSeconds)
     }
 
+    /// Connects, writes `prefix`, then one byte of `dribble` every `interval` until the server closes the
+    /// connection or `maxSeconds` pass. Returns whether the server closed it (a slow client was cut off).
+    static func dribble(port: Int, prefix: String, dribble: String, interval: Duration, maxSeconds: Int) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result {
+                    let fd = try Self.connected(port: port, timeoutSeconds: 1)
+                    defer { close(fd) }
+                    _ = Array(prefix.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    let clock = ContinuousClock()
+                    let end = clock.now.advanced(by: .seconds(maxSeconds))
+                    var bytes = Array(dribble.utf8)[...]
+                    while clock.now < end {
+                        if bytes.isEmpty { bytes = Array(dribble.utf8)[...] }
+                        var byte = bytes.removeFirst()
+                        if send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) <= 0 { return true }
+                        // A closed connection shows as EOF (0) on a non-blocking peek.
+                        var probe: UInt8 = 0
+                        if recv(fd, &probe, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0 { return true }
+                        Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                    }
+                    return false
+                })
+            }
+            thread.start()
+        }
+    }
+
+    private static func connected(port: Int, timeoutSeconds: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw Failure(description: "connect failed")
+        }
+        return fd
+    }
+
+    /// Whether a TCP connection to the port is accepted (false once the listener is closed).
+    static func canConnect(port: Int) -> Bool {
+        guard let fd = try? Self.connected(port: port, timeoutSeconds: 1) else { return false }
+        close(fd)
+        return true
+    }
+
     private static func blockingExchange(port: Int, bytes: [UInt8], timeoutSeconds: Int) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }

@@ -9,7 +9,7 @@ public final class DrainState: Sendable {
 
     public var isDraining: Bool { self.draining.load(ordering: .relaxed) }
 
-    func startDraining() {
+    public func startDraining() {
         self.draining.store(true, ordering: .relaxed)
     }
 }

@@ -68,10 +68,15 @@ struct GatewayResponder: Sendable {
             var response = try await route.handler(request, context)
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
-        } catch let error as GatewayError {
+        } catch var error as GatewayError {
             record.errorReason = error.reason
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
+            }
+            // Refused with a large or unbounded body still unread: close rather than read it all to keep the
+            // connection (RFC 9110 §15.5.14 allows closing after a 413).
+            if error.status == .contentTooLarge || Self.hasLargeUnreadBody(request.headers) {
+                error.headers[.connection] = "close"
             }
             return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
         } catch is CancellationError {
@@ -87,6 +92,13 @@ struct GatewayResponder: Sendable {
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
             return ErrorResponse.make(.internalError(), requestID: requestID, now: WallClock.now())
         }
+    }
+
+    /// A body larger than is worth draining (or of unknown length) follows the head.
+    static func hasLargeUnreadBody(_ headers: HTTPFields) -> Bool {
+        if headers[.transferEncoding] != nil { return true }
+        guard let length = headers[.contentLength] else { return false }
+        return Int(length).map { $0 > 64 * 1024 } ?? true
     }
 
     /// The route's auth policy applied, with the outcome counted by source or by the reason it failed.

@@ -14,6 +14,8 @@ struct GatewayHarness: Sendable {
     let application: GatewayApplication
     let certServer: LocalHTTPServer
     let certificates: CertificateEndpoint
+    /// Starts the gateway's graceful shutdown (as SIGTERM would).
+    let triggerShutdown: @Sendable () async -> Void
 
     static let logger: Logger = {
         var logger = Logger(label: "storygate-test")
@@ -31,6 +33,7 @@ struct GatewayHarness: Sendable {
         configure: (inout GatewayConfiguration) -> Void = { _ in },
         policy: CertificateRefreshPolicy = .init(),
         extraRoutes: [Route] = [],
+        accessLogger: Logger? = nil,
         waitUntilReady: Bool = true,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
@@ -48,16 +51,18 @@ struct GatewayHarness: Sendable {
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
                 configuration: configuration, logger: Self.logger, certificatePolicy: policy, extraRoutes: extraRoutes,
-                onServerRunning: { portContinuation.yield($0) }
+                accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) }
             )
             let client = CurlClient(logger: Self.logger)
-            let group = ServiceGroup(services: application.services + [client], logger: Self.logger)
+            // The client is last to shut down, so requests in flight during a graceful shutdown still complete.
+            let group = ServiceGroup(services: [client] + application.services, logger: Self.logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw HarnessError(description: "the gateway did not start") }
                 let harness = GatewayHarness(
-                    port: port, client: client, application: application, certServer: certServer, certificates: certificates
+                    port: port, client: client, application: application, certServer: certServer, certificates: certificates,
+                    triggerShutdown: { await group.triggerGracefulShutdown() }
                 )
                 do {
                     if waitUntilReady { try await harness.waitUntilReady() }

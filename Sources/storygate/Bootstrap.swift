@@ -1,0 +1,18 @@
+import Gateway
+import Logging
+import Metrics
+
+/// The process-wide logging and metrics backends: only the executable chooses them.
+enum Bootstrap {
+    /// Every logger writes JSON lines to standard error at `level`.
+    static func logging(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            JSONLogHandler(label: label, level: level)
+        }
+    }
+
+    /// swift-metrics users outside the gateway's own instruments count into the application's registry too.
+    static func metrics(_ metrics: GatewayMetrics) {
+        MetricsSystem.bootstrap(metrics.factory)
+    }
+}

@@ -1,0 +1,83 @@
+import CurlHTTP
+import Foundation
+import Gateway
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+
+/// The listener's limits: header size and count (431), declared bodies over a route's limit (413, unread),
+/// unreadable requests (JSON 400), and slow clients cut off.
+@Suite("Server limits")
+struct ServerLimitsTests {
+    @Test("a header section over the size limit is a JSON 431 and the connection closes")
+    func headerBytes() async throws {
+        try await GatewayHarness.run(configure: { $0.server.maxHeaderBytes = 8 * 1024 }) { gateway in
+            let request = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 9 * 1024) + "\r\n\r\n"
+            let answer = try await RawSocketClient.exchange(port: gateway.port, text: request)
+            #expect(answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(60))")
+            #expect(answer.contains("\"code\":\"HEADERS_TOO_LARGE\""))
+            #expect(answer.lowercased().contains("connection: close"))
+            #expect(try await gateway.get("/healthz").status == 200)
+        }
+    }
+
+    @Test("more header fields than the limit is a JSON 431")
+    func headerCount() async throws {
+        try await GatewayHarness.run(configure: { $0.server.maxHeaderCount = 50 }) { gateway in
+            let fields = (0..<60).map { "X-Field-\($0): 1\r\n" }.joined()
+            let answer = try await RawSocketClient.exchange(port: gateway.port, text: "GET /healthz HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(60))")
+            let fewer = (0..<40).map { ("X-Field-\($0)", "1") }
+            #expect(try await gateway.get("/healthz", headers: fewer).status == 200)
+        }
+    }
+
+    @Test("unreadable bytes are a JSON 400 MALFORMED_REQUEST")
+    func malformed() async throws {
+        try await GatewayHarness.run { gateway in
+            let answer = try await RawSocketClient.exchange(port: gateway.port, text: "\u{1}\u{2}NOT HTTP\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 400"))
+            let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            #expect((json["error"] as? [String: Any])?["code"] as? String == "MALFORMED_REQUEST")
+        }
+    }
+
+    @Test("a declared body over the route's limit is a 413 before the handler runs, and the connection closes unread")
+    func declaredBodyTooLarge() async throws {
+        let handlerRuns = Mutex(0)
+        let route = Route(name: "upload", path: .exact("/test/upload"), methods: [.post], auth: .none, maxBodyBytes: 1024) { request, _ in
+            handlerRuns.withLock { $0 += 1 }
+            var count = 0
+            for try await buffer in request.body { count += buffer.readableBytes }
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "\(count)")))
+        }
+        try await GatewayHarness.run(extraRoutes: [route]) { gateway in
+            // 100 MB declared, none sent: the answer comes at once and the connection is closed, not drained.
+            let answer = try await RawSocketClient.exchange(
+                port: gateway.port, text: "POST /test/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n"
+            )
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(60))")
+            #expect(answer.contains("\"code\":\"PAYLOAD_TOO_LARGE\""))
+            let small = try await gateway.request("POST", "/test/upload", body: Array(repeating: 1, count: 1000))
+            #expect(small.status == 200)
+            #expect(small.text == "1000")
+            #expect(handlerRuns.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("a client dribbling its request head is cut off at the header timeout; a prompt one is answered")
+    func slowClient() async throws {
+        try await GatewayHarness.run(configure: { $0.server.headerTimeoutSeconds = 0.3 }) { gateway in
+            let cutOff = try await RawSocketClient.dribble(
+                port: gateway.port, prefix: "GET /healthz HTTP/1.1\r\nHost: x\r\n", dribble: "X-Slow: 1\r\n",
+                interval: .milliseconds(20), maxSeconds: 20
+            )
+            #expect(cutOff)
+            #expect(try await gateway.get("/healthz").status == 200)
+        }
+    }
+}
