@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "CurlHTTP",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -89,6 +90,7 @@ let package = Package(
             dependencies: [
                 "OpenAI",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -44,12 +44,19 @@ struct OpenAIPathEndToEndTests {
         }
     }
 
-    @Test("429 with Retry-After, then success: retried")
+    @Test("429 with Retry-After, then success: retried, and the retry, the failed attempt, the call and its tokens are counted")
     func retriedRateLimit() async throws {
         try await self.run { (gateway: GatewayHarness, mock: MockOpenAIServer) async throws in
             mock.faults.enqueue(.status(429, retryAfter: 1), for: .chatCompletions)
             #expect(try await self.scenes(gateway).status == 200)
             #expect(mock.requests.filter { $0.endpoint == .chatCompletions }.count == 2)
+            let metrics = ObservabilityTests.samples(try await gateway.get("/metrics").text)
+            #expect(metrics["storygate_openai_retries_total{endpoint=\"chat/completions\"}"] == 1)
+            #expect(metrics["storygate_openai_attempt_errors_total{endpoint=\"chat/completions\",status=\"429\"}"] == 1)
+            #expect(metrics["storygate_openai_call_duration_seconds_count{endpoint=\"chat/completions\",outcome=\"ok\"}"] == 1)
+            #expect(metrics["storygate_openai_call_duration_seconds_count{endpoint=\"moderations\",outcome=\"ok\"}"] == 1)
+            #expect(metrics["storygate_openai_tokens_total{function=\"extract-scenes\",type=\"prompt\"}"] ?? 0 > 0)
+            #expect(metrics["storygate_openai_tokens_total{function=\"extract-scenes\",type=\"completion\"}"] ?? 0 > 0)
         }
     }
 

@@ -97,7 +97,7 @@ public struct GatewayApplication: Sendable {
         if let key = configuration.openAIAPIKey {
             var openAI = OpenAIConfiguration(apiKey: APIKey(key.value), baseURL: configuration.openAIBaseURL)
             if let seconds = configuration.openAITimeoutSeconds { openAI.deadlines = .all(.seconds(seconds)) }
-            self.provider = OpenAIClient(configuration: openAI, http: self.curl, logger: logger)
+            self.provider = OpenAIClient(configuration: openAI, http: self.curl, logger: logger, metricsFactory: metrics.factory)
         } else if configuration.mode == .dev {
             self.provider = OfflineProvider()
         } else {
@@ -107,7 +107,9 @@ public struct GatewayApplication: Sendable {
             )
         }
         self.media = FileMediaStore(directory: configuration.mediaDirectory)
-        let functions = StoryFunctionsService(provider: self.provider, media: self.media, models: configuration.models, logger: logger)
+        let functions = StoryFunctionsService(
+            provider: self.provider, media: self.media, models: configuration.models, logger: logger, metricsFactory: metrics.factory
+        )
 
         self.proxy = UpstreamProxy(settings: configuration.proxy, logger: logger)
         let builder = RouteBuilder(

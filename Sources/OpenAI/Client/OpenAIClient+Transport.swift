@@ -12,7 +12,20 @@ extension OpenAIClient {
     }
 
     /// POSTs `body` to `endpoint` with retries inside the call's deadline; returns the first 2xx answer.
+    /// The whole call is timed, by outcome.
     func send(_ endpoint: OpenAIEndpoint, body: [UInt8], contentType: String) async throws(AIError) -> CurlResponse {
+        let start = ContinuousClock.now
+        do {
+            let response = try await self.sendWithRetries(endpoint, body: body, contentType: contentType)
+            self.metrics.callFinished(endpoint, outcome: "ok", duration: start.duration(to: .now))
+            return response
+        } catch {
+            self.metrics.callFinished(endpoint, outcome: error.shortDescription, duration: start.duration(to: .now))
+            throw error
+        }
+    }
+
+    private func sendWithRetries(_ endpoint: OpenAIEndpoint, body: [UInt8], contentType: String) async throws(AIError) -> CurlResponse {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: self.configuration.deadlines[endpoint.kind])
         let headers = [
@@ -58,6 +71,7 @@ extension OpenAIClient {
                 failure = AttemptFailure(error: AIError(.unavailable, "The provider could not be reached."), retry: .permanent)
             }
             self.logFailure(endpoint, status: failure.status, attempt: attempt, error: failure.error)
+            self.metrics.attemptFailed(endpoint, status: failure.status)
 
             let decision = self.retryPolicy.decide(
                 afterAttempt: attempt,
@@ -68,6 +82,7 @@ extension OpenAIClient {
             )
             switch decision {
             case .retry(let wait):
+                self.metrics.retried(endpoint)
                 do {
                     try await Task.sleep(for: wait)
                 } catch {

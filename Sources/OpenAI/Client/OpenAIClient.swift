@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import CurlHTTP
 public import Logging
 
@@ -26,18 +27,26 @@ public final class OpenAIClient: AIProvider {
     let logger: Logger
     let retryPolicy: RetryPolicy
     let jitter: RetryPolicy.Jitter
+    let metrics: OpenAIMetrics
 
     /// A client sending through `http`; nothing starts here.
-    public convenience init(configuration: OpenAIConfiguration, http: CurlClient, logger: Logger) {
-        self.init(configuration: configuration, http: http, logger: logger, jitter: .random)
+    /// - Parameter metricsFactory: where call latency, retries and errors are counted (see `OpenAIMetrics`).
+    public convenience init(
+        configuration: OpenAIConfiguration, http: CurlClient, logger: Logger, metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.init(configuration: configuration, http: http, logger: logger, jitter: .random, metricsFactory: metricsFactory)
     }
 
     /// A client with a chosen jitter source (tests).
-    init(configuration: OpenAIConfiguration, http: CurlClient, logger: Logger, jitter: RetryPolicy.Jitter) {
+    init(
+        configuration: OpenAIConfiguration, http: CurlClient, logger: Logger, jitter: RetryPolicy.Jitter,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.configuration = configuration
         self.http = http
         self.logger = logger
         self.jitter = jitter
+        self.metrics = OpenAIMetrics(factory: metricsFactory)
         self.retryPolicy = RetryPolicy(
             maxAttempts: configuration.maxAttempts,
             backoffBase: configuration.backoffBase,

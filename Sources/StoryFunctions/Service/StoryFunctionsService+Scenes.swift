@@ -21,6 +21,7 @@ extension StoryFunctionsService {
             safetyIdentifier: caller.safetyIdentifier
         )
         let result = try await self.ai("scenes") { () async throws(AIError) in try await self.provider.structuredChat(chat) }
+        self.countTokens(result, function: "extract-scenes")
         let answer = try self.decodeModelAnswer(ScenesBody.self, result.json)
         guard answer.scenes.count >= count else {
             throw .invalidUpstream("The model returned fewer scenes than asked for.")

@@ -20,6 +20,7 @@ extension StoryFunctionsService {
             safetyIdentifier: caller.safetyIdentifier
         )
         let result = try await self.ai("story") { () async throws(AIError) in try await self.provider.structuredChat(chat) }
+        self.countTokens(result, function: "story-generation")
         var story = try self.decodeModelAnswer(StoryBody.self, result.json)
         story.title = story.title.trimmedWhitespace
         story.content = story.content.trimmedWhitespace

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 public import OpenAI
 
@@ -12,6 +13,7 @@ public final class StoryFunctionsService: Sendable {
     let media: any MediaStore
     let models: AIModels
     let logger: Logger
+    let metricsFactory: any MetricsFactory
 
     /// The request body limit: 256 KiB (`story_content` may hold 50,000 characters of a non-Latin script).
     /// The gateway answers 413 above it; the handlers check it too.
@@ -26,11 +28,16 @@ public final class StoryFunctionsService: Sendable {
     /// Speech calls in flight at once for one long text.
     static let speechConcurrency = 3
 
-    public init(provider: any AIProvider, media: any MediaStore, models: AIModels = .init(), logger: Logger) {
+    /// - Parameter metricsFactory: where OpenAI token use is counted: `storygate_openai_tokens_total{function, type}`.
+    public init(
+        provider: any AIProvider, media: any MediaStore, models: AIModels = .init(), logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.provider = provider
         self.media = media
         self.models = models
         self.logger = logger
+        self.metricsFactory = metricsFactory
     }
 
     /// The URL path the gateway serves a media key at.
@@ -45,6 +52,14 @@ public final class StoryFunctionsService: Sendable {
         } catch {
             self.logger.warning("AI provider call failed", metadata: ["operation": "\(operation)", "kind": "\(error.kind.rawValue)"])
             throw FunctionError(ai: error)
+        }
+    }
+
+    /// Counts the tokens a chat call used, by function (`prompt` and `completion`).
+    func countTokens(_ result: StructuredChatResult, function: String) {
+        for (type, count) in [("prompt", result.promptTokens), ("completion", result.completionTokens)] where count > 0 {
+            Counter(label: "storygate_openai_tokens_total", dimensions: [("function", function), ("type", type)], factory: self.metricsFactory)
+                .increment(by: count)
         }
     }
 
