@@ -10,35 +10,42 @@ enum MediaHandler {
     /// - Parameter prefix: the route's path prefix; the rest of the path is the media key.
     static func handler(_ media: any MediaStore, prefix: String) -> RouteHandler {
         { request, _ in
-            guard request.uri.path.hasPrefix(prefix) else { throw GatewayError.notFound() }
-            let key = String(request.uri.path.dropFirst(prefix.count))
-            guard let object = try await media.metadata(key) else { throw GatewayError.notFound() }
-            var headers = HTTPFields()
-            headers[.contentType] = object.contentType
-            headers[.eTag] = object.etag
-            headers[.cacheControl] = "public, max-age=31536000, immutable"
-            headers[.acceptRanges] = "bytes"
-            if let match = request.headers[.ifNoneMatch], match == object.etag || match == "*" {
-                return Response(status: .notModified, headers: headers)
+            // The media store reads files with blocking calls: never on the event loop.
+            try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await Self.respond(to: request, media: media, prefix: prefix)
             }
-            // A range is honoured only while the representation is the one the client has (If-Range, §13.1.5).
-            let rangeHeader = request.headers[.ifRange].map { $0 == object.etag } ?? true ? request.headers[.range] : nil
-            switch ByteRange.parse(rangeHeader, length: object.byteCount) {
-            case .full:
-                guard let bytes = try await media.read(key, range: nil) else { throw GatewayError.notFound() }
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-            case .partial(let range):
-                guard let bytes = try await media.read(key, range: range) else { throw GatewayError.notFound() }
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(object.byteCount)"
-                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-            case .unsatisfiable:
-                var error = GatewayError(
-                    status: .rangeNotSatisfiable, code: "RANGE_NOT_SATISFIABLE",
-                    message: "The requested range is outside the resource.", reason: "range_not_satisfiable"
-                )
-                error.headers[.contentRange] = "bytes */\(object.byteCount)"
-                throw error
-            }
+        }
+    }
+
+    private static func respond(to request: Request, media: any MediaStore, prefix: String) async throws -> Response {
+        guard request.uri.path.hasPrefix(prefix) else { throw GatewayError.notFound() }
+        let key = String(request.uri.path.dropFirst(prefix.count))
+        guard let object = try await media.metadata(key) else { throw GatewayError.notFound() }
+        var headers = HTTPFields()
+        headers[.contentType] = object.contentType
+        headers[.eTag] = object.etag
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        headers[.acceptRanges] = "bytes"
+        if let match = request.headers[.ifNoneMatch], match == object.etag || match == "*" {
+            return Response(status: .notModified, headers: headers)
+        }
+        // A range is honoured only while the representation is the one the client has (If-Range, §13.1.5).
+        let rangeHeader = request.headers[.ifRange].map { $0 == object.etag } ?? true ? request.headers[.range] : nil
+        switch ByteRange.parse(rangeHeader, length: object.byteCount) {
+        case .full:
+            guard let bytes = try await media.read(key, range: nil) else { throw GatewayError.notFound() }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .partial(let range):
+            guard let bytes = try await media.read(key, range: range) else { throw GatewayError.notFound() }
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(object.byteCount)"
+            return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .unsatisfiable:
+            var error = GatewayError(
+                status: .rangeNotSatisfiable, code: "RANGE_NOT_SATISFIABLE",
+                message: "The requested range is outside the resource.", reason: "range_not_satisfiable"
+            )
+            error.headers[.contentRange] = "bytes */\(object.byteCount)"
+            throw error
         }
     }
 }

@@ -18,9 +18,10 @@ public struct RequestContext: Sendable {
         self.upstream = upstream
     }
 
-    /// Runs `operation`, cancelling it if the client goes away meanwhile (for expensive work nobody would receive).
+    /// Runs `operation` off the event loop (on Swift's global executor: it may be long CPU work), cancelling it if
+    /// the client goes away meanwhile (for expensive work nobody would receive).
     func cancellingWhenClientLeaves<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = Task { try await operation() }
+        let task = Task(executorPreference: globalConcurrentExecutor) { try await operation() }
         if let watcher = try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get() {
             watcher.onClose { task.cancel() }
         }

@@ -22,7 +22,10 @@ public struct GatewayServer: Service {
         let logger = self.logger
         let limits = self.limits
         let headerTimeout = TimeAmount.nanoseconds(Int64(limits.headerTimeoutSeconds * 1_000_000_000))
-        let server = try HTTPServerBuilder.http1(
+        let http1 = HTTP1Channel(
+            responder: { request, writer, channel in
+                try await responder.respond(to: request, writer: writer, channel: channel)
+            },
             configuration: .init(
                 additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout)],
                 idleTimeout: .nanoseconds(Int64(limits.idleTimeoutSeconds * 1_000_000_000)),
@@ -31,23 +34,21 @@ public struct GatewayServer: Service {
                     maxHeaderFieldCount: limits.maxHeaderCount
                 )
             )
-        ).buildServer(
+        )
+        let server = EventLoopPinnedHTTP1Channel(http1: http1).server(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(
                 address: .hostname(self.host, port: self.port), serverName: nil, backlog: 1024, reuseAddress: self.port != 0,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)
             ),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: self.logger,
-            responder: { request, writer, channel in
-                try await responder.respond(to: request, writer: writer, channel: channel)
-            },
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.notice("storygate listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
                 await onServerRunning(port)
-            }
+            },
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: self.logger
         )
         try await withGracefulShutdownHandler {
             try await server.run()
