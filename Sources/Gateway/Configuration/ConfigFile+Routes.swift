@@ -37,7 +37,10 @@ extension ConfigFile {
             table = RouteConfiguration.defaults.filter { builtin in !listed.contains { $0.route.path == builtin.path } } + table
         }
         for (route, value) in listed {
-            guard let other = table.first(where: { $0.name == route.name && $0.path != route.path }) else { continue }
+            // The table holds each listed route once (paths are unique); an earlier one with its name is the clash.
+            guard let position = table.firstIndex(where: { $0.path == route.path }),
+                let other = table[..<position].first(where: { $0.name == route.name })
+            else { continue }
             throw value.nameError("'\(route.name)' is also the name of the route for \(other.path.text); names label logs and metrics, so give each route its own name:")
         }
         configuration.routes = table

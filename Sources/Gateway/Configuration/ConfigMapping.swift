@@ -66,9 +66,12 @@ enum Suggestion {
         return " (did you mean '\(best)'?)"
     }
 
-    /// The candidate closest to `word` (case, `_` and `-` ignored) within an edit distance of 2, or a third of its length.
+    /// The candidate closest to `word` (case, `_` and `-` ignored) within an edit distance of 2, or a third of its
+    /// length; else the only candidate that starts with it (`story-gen` → `story-generation`).
     static func closest(to word: String, among candidates: [String]) -> String? {
         let target = self.folded(word)
+        let extensions = candidates.filter { target.count >= 3 && self.folded($0).starts(with: target) }
+        if extensions.count == 1, let only = extensions.first, only != word { return only }
         let scored = candidates.map { ($0, self.distance(target, self.folded($0))) }
         guard let (best, distance) = scored.min(by: { $0.1 < $1.1 }), distance <= max(2, target.count / 3), best != word else { return nil }
         return best
