@@ -145,11 +145,14 @@ extension Logger.Level: CaseNamed {
 }
 
 extension StringProtocol {
-    /// The text without the characters of `set` at either end.
+    /// The text without the characters of `set` at either end, compared by Unicode scalar (so `"\r\n"` in `set`
+    /// stands for both `\r` and `\n`, and a lone trailing `\n` is dropped).
     func trimmingCharacters(in set: String) -> String {
-        var result = Substring(String(self))
-        while let first = result.first, set.contains(first) { result.removeFirst() }
-        while let last = result.last, set.contains(last) { result.removeLast() }
-        return String(result)
+        let scalars = String(self).unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, set.unicodeScalars.contains(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, set.unicodeScalars.contains(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return String(scalars[start..<end])
     }
 }
