@@ -8,8 +8,8 @@ struct CheckConfig: AsyncParsableCommand {
         commandName: "check-config",
         abstract: "Validate the configuration and print the effective result (secrets redacted).",
         discussion: """
-            Applies the config file (--config, or STORYGATE_CONFIG) and the environment variables as `serve` does, then \\
-            prints every value as YAML in the file's own keys. Exit 0 when valid; otherwise the problem (file, line and \\
+            Applies the config file (--config, or STORYGATE_CONFIG) and the environment variables as `serve` does, then \
+            prints every value as YAML in the file's own keys. Exit 0 when valid; otherwise the problem (file, line and \
             key) on standard error and exit 2.
             """
     )
