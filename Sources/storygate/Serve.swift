@@ -9,22 +9,29 @@ import Glibc
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the gateway.",
-        discussion: "Configured from the environment (HOST, PORT, ENV, FIREBASE_PROJECT_ID, FIREBASE_CERTS_URL, CLOCK_SKEW_SECONDS, TOKEN_CACHE_SIZE, DEV_CERTS_DIR, DEV_ALLOW_NON_LOOPBACK, LOG_LEVEL); flags override it. See README.md."
+        discussion: """
+            Configured by the defaults, then the YAML config file (--config, or STORYGATE_CONFIG), then environment \
+            variables (HOST, PORT, ENV, FIREBASE_PROJECT_ID, …), then the flags. An invalid file or value stops start-up \
+            (exit 2). See storygate.example.yaml and README.md; `storygate check-config` prints the result.
+            """
     )
 
-    @Option(help: "Address to bind (overrides HOST).")
+    @Option(help: "The YAML config file (default: STORYGATE_CONFIG, or none).")
+    var config: String?
+
+    @Option(help: "Address to bind (overrides listen.host and HOST).")
     var host: String?
 
-    @Option(help: "Port to bind (overrides PORT).")
+    @Option(help: "Port to bind (overrides listen.port and PORT).")
     var port: Int?
 
     func run() async throws {
-        var environment = ProcessEnvironment.current
-        if let host { environment["HOST"] = host }
-        if let port { environment["PORT"] = String(port) }
         let configuration: GatewayConfiguration
         do {
-            configuration = try GatewayConfiguration(environment: environment)
+            configuration = try GatewayConfiguration.load(
+                configPath: self.config, environment: ProcessEnvironment.current,
+                overrides: CommandLineOverrides(host: self.host, port: self.port)
+            )
         } catch {
             ProcessEnvironment.printError("storygate: configuration error: \(error)")
             throw ExitCode(2)

@@ -95,4 +95,13 @@ struct ConfigurationTests {
             #expect(!error.description.contains("hunter2"))
         }
     }
+
+    @Test("a key file's trailing newline is dropped (a lone \\n, not only \\r\\n)")
+    func keyFileNewline() throws {
+        try withTemporaryFile("sk-test\n") { path in
+            let configuration = try GatewayConfiguration(environment: ["ENV": "dev", "OPENAI_API_KEY_FILE": path])
+            #expect(configuration.openAIAPIKey == Secret("sk-test"))
+        }
+        #expect(try GatewayConfiguration(environment: ["ENV": "dev", "PORT": "9000\n"]).port == 9000)
+    }
 }

@@ -60,20 +60,30 @@ struct EnvironmentReader {
 }
 
 extension EnvironmentReader {
-    /// A secret from `variable`, or from the file `fileVariable` names (trailing newline dropped). Error messages
-    /// name the variable or the file, never the value.
+    /// A secret from `variable`, or from the file `fileVariable` names (trailing newline dropped); nil when neither
+    /// is set. Error messages name the variable or the file, never the value.
     func secret(_ variable: String, fileVariable: String) throws(ConfigurationError) -> Secret? {
         if let value = self.raw(variable) { return Secret(value) }
+        return try self.secretFile(fileVariable)
+    }
+
+    /// The secret in the file `fileVariable` names; nil when it is unset.
+    func secretFile(_ fileVariable: String, minimumBytes: Int = 1) throws(ConfigurationError) -> Secret? {
         guard let path = self.raw(fileVariable) else { return nil }
-        let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path: path, limit: 64 * 1024)
+            return try Secret.read(path: path, minimumBytes: minimumBytes)
         } catch {
-            throw ConfigurationError(variable: fileVariable, message: "names a file that cannot be read: \(error)")
+            throw ConfigurationError(variable: fileVariable, message: error.message)
         }
-        let value = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \t\r\n")
-        guard !value.isEmpty else { throw ConfigurationError(variable: fileVariable, message: "names an empty file") }
-        return Secret(value)
+    }
+
+    /// A decimal number of seconds (`2`, `0.5`) in `range`.
+    func seconds(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        guard let value = self.raw(name) else { return defaultValue }
+        guard let number = Double(plainDecimal: value), range.contains(number) else {
+            throw ConfigurationError(variable: name, message: "must be a number from \(range.lowerBound.plainText) to \(range.upperBound.plainText), not '\(value.prefix(40))'")
+        }
+        return number
     }
 
     /// A comma-separated list, entries trimmed, empty ones dropped.
@@ -135,10 +145,14 @@ extension Logger.Level: CaseNamed {
 }
 
 extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var result = Substring(String(self))
-        while let first = result.first, set.contains(first) { result.removeFirst() }
-        while let last = result.last, set.contains(last) { result.removeLast() }
-        return String(result)
+    /// The text without the characters of `set` at either end, compared by Unicode scalar (so `"\r\n"` in `set`
+    /// stands for both `\r` and `\n`, and a lone trailing `\n` is dropped).
+    func trimmingCharacters(in set: String) -> String {
+        let scalars = String(self).unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, set.unicodeScalars.contains(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, set.unicodeScalars.contains(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return String(scalars[start..<end])
     }
 }

@@ -2,33 +2,45 @@ public import Logging
 public import RateLimiting
 public import StoryFunctions
 
-/// Everything `storygate serve` is configured with. Every key, its type and its default:
+/// Everything `storygate serve` is configured with: the defaults, then the config file (`--config`, or
+/// `STORYGATE_CONFIG`), then environment variables, then the `--host`/`--port` flags (`load(configPath:…)`).
+/// Every file key, its variable, its type and its default (the `server`, `proxy` and `routes` keys are on
+/// `ServerLimits`, `ProxySettings` and `RouteConfiguration`):
 ///
-/// | variable | type | default |
-/// |---|---|---|
-/// | `HOST` | address to bind | `127.0.0.1` |
-/// | `PORT` | 0...65535 (0: any free port) | `8080` |
-/// | `ENV` | `prod` or `dev` | `prod` |
-/// | `FIREBASE_PROJECT_ID` | Firebase project id | none; required in prod |
-/// | `FIREBASE_CERTS_URL` | https URL (http only to loopback) | Google's securetoken x509 endpoint |
-/// | `CLOCK_SKEW_SECONDS` | 0...60 | `0` (the Firebase Admin SDK's default) |
-/// | `TOKEN_CACHE_SIZE` | 0...10000000 verified tokens (0: off) | `10000` |
-/// | `DEV_CERTS_DIR` | directory with `certs.json` (dev only) | `certs/dev` |
-/// | `DEV_ALLOW_NON_LOOPBACK` | `true`/`false`: let dev mode bind beyond loopback | `false` |
-/// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
-/// | `RATE_LIMIT_<NAME>` | `<count>/<seconds>`, optionally followed by ` shadow` (NAME: the limit name upper-cased, `-` → `_`) | the five defaults of `RateLimit.defaults` |
-/// | `RATE_LIMIT_SHADOW` | `all` or a comma list of limit names to count and report but never reject | none |
-/// | `AUTH_FAILURE_LIMIT` | `<count>/<seconds>` per client address for unauthenticated and failed-auth requests, or `off` | `20/60` |
-/// | `TRUSTED_PROXIES` | comma list of IPs/CIDRs whose `X-Forwarded-For` is believed | none |
-/// | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways | none (in memory) |
-/// | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
-/// | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
-/// | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
-/// | `OPENAI_API_KEY` | the OpenAI key (or `OPENAI_API_KEY_FILE`: a file holding it) | none: offline provider in dev, refused in prod |
-/// | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
-/// | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
-/// | `OPENAI_TIMEOUT_SECONDS` | 1...600: one deadline for every OpenAI call, retries included | per call kind: chat 120, speech 60, images 120, moderation 15 |
-/// | `MEDIA_DIR` | where generated audio and images are stored | `./data/media` |
+/// | file key | variable | type | default |
+/// |---|---|---|---|
+/// | `listen.host` | `HOST` | address to bind | `127.0.0.1` |
+/// | `listen.port` | `PORT` | 0...65535 (0: any free port) | `8080` |
+/// | `env` | `ENV` | `prod` or `dev` | `prod` |
+/// | `firebase.project_id` | `FIREBASE_PROJECT_ID` | Firebase project id | none; required in prod |
+/// | `firebase.certs_url` | `FIREBASE_CERTS_URL` | https URL (http only to loopback) | Google's securetoken x509 endpoint |
+/// | `firebase.clock_skew_seconds` | `CLOCK_SKEW_SECONDS` | 0...60 | `0` (the Firebase Admin SDK's default) |
+/// | `firebase.token_cache_size` | `TOKEN_CACHE_SIZE` | 0...10000000 verified tokens (0: off) | `10000` |
+/// | `dev.certs_dir` | `DEV_CERTS_DIR` | directory with `certs.json` (dev only) | `certs/dev` |
+/// | `dev.allow_non_loopback` | `DEV_ALLOW_NON_LOOPBACK` | `true`/`false`: let dev mode bind beyond loopback | `false` |
+/// | `log_level` | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
+/// | `access_log` | `ACCESS_LOG` | `true`/`false`: one JSON line per request on standard error | `true` |
+/// | `rate_limits.<name>` | `RATE_LIMIT_<NAME>` | `{capacity, period_seconds, shadow}`; the variable: `<count>/<seconds>`, optionally followed by ` shadow` (NAME: the name upper-cased, `-` → `_`). A file limit with a default's name replaces it, a new name adds one | the five defaults of `RateLimit.defaults` |
+/// | | `RATE_LIMIT_SHADOW` | `all` or a comma list of limit names to count and report but never reject | none |
+/// | `auth_failure_limit` | `AUTH_FAILURE_LIMIT` | per client address for unauthenticated and failed-auth requests: `{capacity, period_seconds}` (`<count>/<seconds>`), or `off` | `20/60` |
+/// | `trusted_proxies` | `TRUSTED_PROXIES` | list (comma list) of IPs/CIDRs whose `X-Forwarded-For` is believed | none |
+/// | `redis.url` | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways | none (in memory) |
+/// | `redis.pool_size` | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
+/// | `redis.timeout_ms` | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
+/// | `redis.failure_policy` | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
+/// | `openai.api_key_file` | `OPENAI_API_KEY`, `OPENAI_API_KEY_FILE` | the OpenAI key, or a file holding it (never inline in the file) | none: offline provider in dev, refused in prod |
+/// | `openai.base_url` | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
+/// | `openai.models.text`, `.speech`, `.voice`, `.moderation`, `.image` | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
+/// | `openai.timeout_seconds` | `OPENAI_TIMEOUT_SECONDS` | 1...600: one deadline for every OpenAI call, retries included | per call kind: chat 120, speech 60, images 120, moderation 15 |
+/// | `media_dir` | `MEDIA_DIR` | where generated audio and images are stored | `./data/media` |
+/// | `server.max_body_bytes` | `MAX_BODY_BYTES` | see `ServerLimits` | `10485760` |
+/// | `server.max_connections` | `MAX_CONNECTIONS` | see `ServerLimits` | `20000` |
+/// | `server.shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | see `ServerLimits` | `25` |
+/// | `proxy.identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | see `ProxySettings` | none |
+/// | `builtin_routes`, `routes` | | the route table, see `RouteConfiguration` | `RouteConfiguration.defaults` |
+/// | | `STORYGATE_CONFIG` | the config file when `--config` is not given | none |
+///
+/// Relative paths (`media_dir`, `dev.certs_dir`, secret files) are relative to the working directory.
 public struct GatewayConfiguration: Sendable, Equatable {
     public enum Mode: String, Sendable, Equatable {
         case prod, dev
@@ -74,45 +86,6 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads the variables above; a malformed value or a missing required one throws an error naming the variable.
-    public init(environment: [String: String]) throws(ConfigurationError) {
-        let reader = EnvironmentReader(environment)
-        self.host = try reader.string("HOST", default: self.host, validate: Self.isValidHost)
-        self.port = try reader.integer("PORT", default: self.port, in: 0...65535)
-        self.mode = try reader.choice("ENV", default: self.mode)
-        self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", validate: Self.isValidProjectID)
-        self.firebaseCertsURL = try reader.string("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, validate: Self.isAllowedCertsURL)
-        self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: 0...Self.maximumClockSkewSeconds)
-        self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: 0...10_000_000)
-        self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, validate: { !$0.isEmpty })
-        self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback)
-        self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel)
-        self.rateLimits = try reader.rateLimits(self.rateLimits)
-        self.authFailureLimit = try reader.optionalRateLimit("AUTH_FAILURE_LIMIT", name: "auth-failures", default: self.authFailureLimit)
-        self.trustedProxies = try reader.list("TRUSTED_PROXIES").map { entry throws(ConfigurationError) in
-            guard let range = IPAddressRange(entry) else {
-                throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "has an entry that is not an IP address or CIDR block: '\(entry.prefix(60))'")
-            }
-            return range
-        }
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: { $0.hasPrefix("redis://") && $0.count > "redis://".count })
-        self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: 1...64)
-        self.redisTimeoutMilliseconds = try reader.integer("REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: 1...10_000)
-        self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
-        self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE")
-        self.openAIBaseURL = try reader.string("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
-        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, validate: Self.isModelName)
-        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, validate: Self.isModelName)
-        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
-        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, validate: Self.isModelName)
-        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, validate: Self.isModelName)
-        if reader.raw("OPENAI_TIMEOUT_SECONDS") != nil {
-            self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: 1...600)
-        }
-        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, validate: { !$0.isEmpty })
-        try self.validate()
-    }
-
     /// Rules across keys: prod needs a Firebase project; dev stays on loopback unless told otherwise.
     public func validate() throws(ConfigurationError) {
         switch self.mode {
@@ -120,14 +93,14 @@ public struct GatewayConfiguration: Sendable, Equatable {
             guard self.firebaseProjectID != nil else {
                 throw ConfigurationError(
                     variable: "FIREBASE_PROJECT_ID",
-                    message: "is required when ENV=prod: set it to your Firebase project id (or run with ENV=dev for local development)"
+                    message: "is required when ENV=prod: set it (or firebase.project_id in the config file) to your Firebase project id, or run with ENV=dev for local development"
                 )
             }
         case .dev:
             guard self.devAllowNonLoopback || Self.isLoopback(self.host) else {
                 throw ConfigurationError(
                     variable: "HOST",
-                    message: "dev mode trusts the X-User-Id header and a published dev key, so it binds to loopback only; '\(self.host)' is not loopback (set DEV_ALLOW_NON_LOOPBACK=true to override)"
+                    message: "dev mode trusts the X-User-Id header and a published dev key, so it binds to loopback only; '\(self.host)' is not loopback (set DEV_ALLOW_NON_LOOPBACK=true, or dev.allow_non_loopback: true in the config file, to override)"
                 )
             }
         }
@@ -146,6 +119,26 @@ public struct GatewayConfiguration: Sendable, Equatable {
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
+    }
+
+    static func isRedisURL(_ url: String) -> Bool {
+        url.hasPrefix("redis://") && url.count > "redis://".count && !url.contains(" ")
+    }
+
+    /// An HTTP header name: an RFC 9110 token of at most 128 characters.
+    static func isHeaderName(_ name: String) -> Bool {
+        (1...128).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// A rate limit name: a lowercase letter, then lowercase letters, digits and `-`; at most 64.
+    static func isRateLimitName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"), name.utf8.count <= 64 else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
         }
     }
 

@@ -5,16 +5,21 @@ public import HTTPTypes
 ///
 /// | key | type | default |
 /// |---|---|---|
-/// | `path` | `/exact` or `/prefix/` (a prefix when it ends with `/`) | required |
-/// | `methods` | list of HTTP methods | the built-in handler's own; any method for an upstream |
-/// | `builtin` / `upstream` | a `BuiltinHandler` name, or `http(s)://host:port/base` | exactly one is required |
+/// | `path` | `/exact` or `/prefix/` (a prefix when it ends with `/`); URL path characters, no `.`/`..` segments | required |
+/// | `methods` | list of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (a built-in handler: a subset of its own) | the built-in handler's own; every one of those for an upstream |
+/// | `builtin` / `upstream` | a `BuiltinHandler` name, or `http(s)://host[:port][/base]` (no user info, query, fragment) | exactly one is required |
 /// | `auth` | `required`, `optional`, `none` | `required` |
 /// | `rate_limit` | the name of a configured limit (needs `auth: required`) | none |
-/// | `cost` | tokens one request takes, > 0 | `1` |
-/// | `timeout_seconds` | the upstream's answer deadline (upstream routes) | `30` |
-/// | `max_body_bytes` | request body limit, 413 above it | `ServerLimits.maxBodyBytes` |
-/// | `forward_authorization` | pass the client's `Authorization` header upstream | `false` |
-/// | `name` | a label for logs and metrics | the builtin name, or the path |
+/// | `cost` | tokens one request takes, 0.001...1000000000 (needs `rate_limit`) | `1` |
+/// | `timeout_seconds` | 0.1...3600: the upstream's answer deadline (upstream routes only) | `30` |
+/// | `max_body_bytes` | 0...1073741824: request body limit, 413 above it | `ServerLimits.maxBodyBytes` |
+/// | `forward_authorization` | pass the client's `Authorization` header upstream (upstream routes only) | `false` |
+/// | `name` | a label for logs and metrics, unique in the table | the builtin name, or the path |
+///
+/// The table: without `routes:` it is `defaults`; `routes:` replaces it with exactly the listed routes, unless the
+/// top-level `builtin_routes: true` keeps `defaults` and adds the listed ones (a listed route on a built-in path
+/// replaces that one). One route per path: two routes on the same path are an error whatever their methods.
+/// A `methods` list equal to the target's default is stored as nil.
 public struct RouteConfiguration: Sendable, Equatable {
     public enum Target: Sendable, Equatable {
         case builtin(BuiltinHandler)

@@ -1,14 +1,14 @@
-/// Limits of the HTTP listener (`server:` in the config file). Every key, its type and its default:
+/// Limits of the HTTP listener (`server:` in the config file). Every key, its variable, its type and its default:
 ///
-/// | key | type | default |
-/// |---|---|---|
-/// | `max_header_bytes` | 1024...1048576: all request header lines together (431 above) | `32768` |
-/// | `max_header_count` | 1...1000 header fields (431 above) | `100` |
-/// | `max_body_bytes` | request body limit of routes that set none (413 above) | `10485760` (10 MiB) |
-/// | `header_timeout_seconds` | a connection must deliver a whole request head within this (slow clients are cut off) | `10` |
-/// | `idle_timeout_seconds` | a keep-alive connection with nothing to do is closed after this | `75` |
-/// | `max_connections` | open client connections; more wait in the accept backlog | `20000` |
-/// | `shutdown_grace_seconds` | on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
+/// | key | variable | type | default |
+/// |---|---|---|---|
+/// | `max_header_bytes` | | 1024...1048576: all request header lines together (431 above) | `32768` |
+/// | `max_header_count` | | 1...1000 header fields (431 above) | `100` |
+/// | `max_body_bytes` | `MAX_BODY_BYTES` | 0...1073741824: request body limit of routes that set none (413 above) | `10485760` (10 MiB) |
+/// | `header_timeout_seconds` | | 0.1...3600: a connection must deliver a whole request head within this (slow clients are cut off) | `10` |
+/// | `idle_timeout_seconds` | | 0.1...3600: a keep-alive connection with nothing to do is closed after this | `75` |
+/// | `max_connections` | `MAX_CONNECTIONS` | 1...1000000 open client connections; more wait in the accept backlog | `20000` |
+/// | `shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | 0...3600: on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
 public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderBytes = 32 * 1024
     public var maxHeaderCount = 100
@@ -19,17 +19,26 @@ public struct ServerLimits: Sendable, Equatable {
     public var shutdownGraceSeconds = 25.0
 
     public init() {}
+
+    /// The keys of `server:`.
+    static let keys = [
+        "max_header_bytes", "max_header_count", "max_body_bytes", "header_timeout_seconds", "idle_timeout_seconds", "max_connections",
+        "shutdown_grace_seconds",
+    ]
 }
 
 /// How requests are forwarded to upstreams (`proxy:` in the config file).
 ///
-/// | key | type | default |
-/// |---|---|---|
-/// | `identity_headers` | headers that carry identity: every client-sent copy is removed before forwarding | `[X-User-Id]` |
-/// | `identity_assertion.header` | the header carrying the HMAC-signed identity assertion | `X-StoryGate-Identity` |
-/// | `identity_assertion.secret_file` | a file holding the shared HMAC key (at least 32 bytes); no assertion when unset | none |
-/// | `connect_timeout_seconds` | connecting to an upstream | `5` |
-/// | `max_connections_per_upstream` | pooled keep-alive connections per upstream and event loop | `64` |
+/// | key | variable | type | default |
+/// |---|---|---|---|
+/// | `identity_headers` | | list of header names that carry identity: every client-sent copy is removed before forwarding | `[X-User-Id]` |
+/// | `identity_assertion.header` | | the header carrying the HMAC-signed identity assertion | `X-StoryGate-Identity` |
+/// | `identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | a file holding the shared HMAC key (at least 32 bytes), read at start; no assertion when unset | none |
+/// | `connect_timeout_seconds` | | 0.1...600: connecting to an upstream | `5` |
+/// | `max_connections_per_upstream` | | 1...10000 pooled keep-alive connections per upstream and event loop | `64` |
+///
+/// The key itself is never written in the file: `check-config` prints `identity_assertion.secret: <redacted>` (or
+/// `unset`), a placeholder the loader accepts and ignores.
 public struct ProxySettings: Sendable, Equatable {
     public var identityHeaders: [String] = ["X-User-Id"]
     public var assertionHeader = "X-StoryGate-Identity"
@@ -39,4 +48,7 @@ public struct ProxySettings: Sendable, Equatable {
     public var maxConnectionsPerUpstream = 64
 
     public init() {}
+
+    /// The keys of `proxy:`.
+    static let keys = ["identity_headers", "identity_assertion", "connect_timeout_seconds", "max_connections_per_upstream"]
 }

@@ -1,0 +1,110 @@
+import Logging
+import RateLimiting
+import StoryFunctions
+import Yams
+
+extension GatewayConfiguration {
+    /// The configuration as a config file, for `storygate check-config`: the file's key names, every value resolved
+    /// (defaults, file, environment), the route table written out (`builtin_routes: false`), an unset optional value
+    /// as `null`. Secrets are redacted: the OpenAI key and the identity-assertion key print as `<redacted>` or `unset`
+    /// (placeholders the loader accepts and ignores), a Redis URL's password as `<redacted>`. Loading the text gives
+    /// back an equal configuration, secrets aside.
+    public func effectiveYAML() throws -> String {
+        try Yams.serialize(node: self.effectiveNode, width: -1)
+    }
+
+    private var effectiveNode: Node {
+        typealias Y = YAMLNode
+        let top: [(String, Node)] = [
+            ("env", Y.string(self.mode.rawValue)),
+            ("log_level", Y.string(self.logLevel.rawValue)),
+            ("access_log", Y.bool(self.accessLog)),
+            ("listen", Y.mapping([("host", Y.string(self.host)), ("port", Y.int(self.port))])),
+            ("firebase", self.firebaseNode),
+            ("dev", Y.mapping([("certs_dir", Y.string(self.devCertsDirectory)), ("allow_non_loopback", Y.bool(self.devAllowNonLoopback))])),
+            ("openai", self.openAINode),
+            ("rate_limits", Y.mapping(self.rateLimits.map { ($0.name, Y.rateLimit($0)) })),
+            ("auth_failure_limit", self.authFailureLimit.map(Y.rateLimit) ?? Y.plain("off")),
+            ("trusted_proxies", Y.inlineList(self.trustedProxies.map(\.description))),
+            ("redis", self.redisNode),
+            ("media_dir", Y.string(self.mediaDirectory)),
+            ("server", self.serverNode),
+            ("proxy", self.proxyNode),
+            ("builtin_routes", Y.bool(false)),
+            ("routes", Y.list(self.routes.map(Y.route))),
+        ]
+        return Y.mapping(top)
+    }
+
+    private var firebaseNode: Node {
+        typealias Y = YAMLNode
+        return Y.mapping([
+            ("project_id", Y.optional(self.firebaseProjectID.map(Y.string))),
+            ("certs_url", Y.string(self.firebaseCertsURL)),
+            ("clock_skew_seconds", Y.int(self.clockSkewSeconds)),
+            ("token_cache_size", Y.int(self.tokenCacheSize)),
+        ])
+    }
+
+    private var openAINode: Node {
+        typealias Y = YAMLNode
+        let models: [(String, Node)] = [
+            ("text", Y.string(self.models.text)), ("speech", Y.string(self.models.speech)), ("voice", Y.string(self.models.voice)),
+            ("moderation", Y.string(self.models.moderation)), ("image", Y.string(self.models.image)),
+        ]
+        return Y.mapping([
+            ("base_url", Y.string(self.openAIBaseURL)),
+            ("api_key", Y.string(self.openAIAPIKey == nil ? "unset" : "<redacted>")),
+            ("timeout_seconds", Y.optional(self.openAITimeoutSeconds.map(Y.int))),
+            ("models", Y.mapping(models)),
+        ])
+    }
+
+    private var redisNode: Node {
+        typealias Y = YAMLNode
+        return Y.mapping([
+            ("url", Y.optional(self.redisURL.map { Y.string(Self.redactingPassword($0)) })),
+            ("pool_size", Y.int(self.redisPoolSize)),
+            ("timeout_ms", Y.int(self.redisTimeoutMilliseconds)),
+            ("failure_policy", Y.string(self.rateLimitFailurePolicy.rawValue)),
+        ])
+    }
+
+    private var serverNode: Node {
+        typealias Y = YAMLNode
+        return Y.mapping([
+            ("max_header_bytes", Y.int(self.server.maxHeaderBytes)),
+            ("max_header_count", Y.int(self.server.maxHeaderCount)),
+            ("max_body_bytes", Y.int(self.server.maxBodyBytes)),
+            ("header_timeout_seconds", Y.number(self.server.headerTimeoutSeconds)),
+            ("idle_timeout_seconds", Y.number(self.server.idleTimeoutSeconds)),
+            ("max_connections", Y.int(self.server.maxConnections)),
+            ("shutdown_grace_seconds", Y.number(self.server.shutdownGraceSeconds)),
+        ])
+    }
+
+    private var proxyNode: Node {
+        typealias Y = YAMLNode
+        let assertion: [(String, Node)] = [
+            ("header", Y.string(self.proxy.assertionHeader)),
+            ("secret", Y.string(self.proxy.assertionSecret == nil ? "unset" : "<redacted>")),
+        ]
+        return Y.mapping([
+            ("identity_headers", Y.inlineList(self.proxy.identityHeaders)),
+            ("identity_assertion", Y.mapping(assertion)),
+            ("connect_timeout_seconds", Y.number(self.proxy.connectTimeoutSeconds)),
+            ("max_connections_per_upstream", Y.int(self.proxy.maxConnectionsPerUpstream)),
+        ])
+    }
+
+    /// `redis://user:<redacted>@host:6379/0` for a URL with user info; the URL itself otherwise.
+    static func redactingPassword(_ url: String) -> String {
+        let scheme = "redis://"
+        guard url.hasPrefix(scheme) else { return "<redacted>" }
+        let rest = url.dropFirst(scheme.count)
+        let authority = rest.prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        let user = authority[..<at].prefix { $0 != ":" }
+        return scheme + user + ":<redacted>" + rest[at...]
+    }
+}

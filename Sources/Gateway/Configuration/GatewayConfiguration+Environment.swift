@@ -1,0 +1,67 @@
+import RateLimiting
+import StoryFunctions
+
+/// The environment variables of `GatewayConfiguration`'s table, applied over the current values.
+extension GatewayConfiguration {
+    /// The defaults with the variables applied, then validated; a malformed value or a missing required one throws
+    /// an error naming the variable. (No config file: see `load(configPath:environment:overrides:)` for one.)
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        try self.init(yaml: nil, environment: environment)
+    }
+
+    /// Overwrites every value whose variable is set; an unset (or empty) variable keeps the current value, so the
+    /// environment goes over the config file. Does not validate: call `validate()` once everything is applied.
+    public mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        let reader = EnvironmentReader(environment)
+        self.host = try reader.string("HOST", default: self.host, validate: Self.isValidHost)
+        self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port)
+        self.mode = try reader.choice("ENV", default: self.mode)
+        self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", validate: Self.isValidProjectID) ?? self.firebaseProjectID
+        self.firebaseCertsURL = try reader.string("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, validate: Self.isAllowedCertsURL)
+        self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: ConfigurationBounds.clockSkewSeconds)
+        self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: ConfigurationBounds.tokenCacheSize)
+        self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, validate: { !$0.isEmpty })
+        self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback)
+        self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel)
+        self.accessLog = try reader.boolean("ACCESS_LOG", default: self.accessLog)
+        self.rateLimits = try reader.rateLimits(self.rateLimits)
+        self.authFailureLimit = try reader.optionalRateLimit("AUTH_FAILURE_LIMIT", name: "auth-failures", default: self.authFailureLimit)
+        if reader.raw("TRUSTED_PROXIES") != nil {
+            self.trustedProxies = try reader.list("TRUSTED_PROXIES").map { entry throws(ConfigurationError) in
+                guard let range = IPAddressRange(entry) else {
+                    throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "has an entry that is not an IP address or CIDR block: '\(entry.prefix(60))'")
+                }
+                return range
+            }
+        }
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: Self.isRedisURL) ?? self.redisURL
+        self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
+        self.redisTimeoutMilliseconds = try reader.integer(
+            "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
+        )
+        self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
+        try self.applyOpenAI(reader)
+        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, validate: { !$0.isEmpty })
+        self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes)
+        self.server.maxConnections = try reader.integer("MAX_CONNECTIONS", default: self.server.maxConnections, in: ConfigurationBounds.maxConnections)
+        self.server.shutdownGraceSeconds = try reader.seconds(
+            "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
+        )
+        self.proxy.assertionSecret = try reader.secretFile(
+            "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
+        ) ?? self.proxy.assertionSecret
+    }
+
+    private mutating func applyOpenAI(_ reader: EnvironmentReader) throws(ConfigurationError) {
+        self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE") ?? self.openAIAPIKey
+        self.openAIBaseURL = try reader.string("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
+        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, validate: Self.isModelName)
+        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, validate: Self.isModelName)
+        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
+        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, validate: Self.isModelName)
+        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, validate: Self.isModelName)
+        if reader.raw("OPENAI_TIMEOUT_SECONDS") != nil {
+            self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: ConfigurationBounds.openAITimeoutSeconds)
+        }
+    }
+}
