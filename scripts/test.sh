@@ -4,7 +4,8 @@
 #     redis-server, ...);
 #  2. the cross-check of token verification against the reference verifiers (firebase-admin, google-auth);
 #  3. two gateway processes sharing one redis-server: one per-user limit across both, Redis killed and restarted;
-#  4. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
+#  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
+#  5. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +14,6 @@ swift build --build-tests
 swift test --skip-build
 ./scripts/crosscheck/run.sh .build/debug/storygate
 ./scripts/fleet/run.sh .build/debug/storygate
+./scripts/lifecycle/run.sh .build/debug/storygate
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate
