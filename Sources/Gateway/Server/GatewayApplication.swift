@@ -51,7 +51,8 @@ public struct GatewayApplication: Sendable {
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
         self.authenticator = Authenticator(
-            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter
+            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter,
+            assertions: try IdentityAssertionVerifier(settings: configuration.proxy)
         )
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
@@ -97,7 +98,10 @@ public struct GatewayApplication: Sendable {
         self.media = FileMediaStore(directory: configuration.mediaDirectory)
         let functions = StoryFunctionsService(provider: self.provider, media: self.media, models: configuration.models, logger: logger)
 
-        self.proxy = UpstreamProxy(settings: configuration.proxy, logger: logger)
+        self.proxy = try UpstreamProxy(
+            settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
+            defaultMaxBodyBytes: configuration.server.maxBodyBytes, logger: logger
+        )
         let builder = RouteBuilder(
             functions: functions, media: self.media,
             isReady: { [requiredRedis] in tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true) },
