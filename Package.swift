@@ -211,6 +211,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -30,6 +30,9 @@ final class RequestBodyRelay: Sendable {
         self.state = Mutex(State(buffers: CircularBuffer(initialCapacity: capacity)))
     }
 
+    /// Buffers waiting between the two sides (never more than `capacity`).
+    var bufferedCount: Int { self.state.withLock { $0.buffers.count } }
+
     // MARK: Producer
 
     /// Passes `buffer` on; returns at once while there is room, otherwise once the consumer has taken some.
