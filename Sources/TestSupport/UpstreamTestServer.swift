@@ -22,7 +22,8 @@ import ServiceLifecycle
 /// | `…/echo` | 200 JSON: `{"method", "path" (as received, with the query), "host", "headers": [[name, value]…], "bodyBytes", "bodyIntact"}` (the body is read and checked against ``BodyPattern``) |
 /// | `…/stream/<n>` | 200 with `n` pattern bytes in 64 KiB chunks, `Content-Length: n` (none with `?chunked`) |
 /// | `…/mirror` | 200, the request body sent back as it arrives (chunked) |
-/// | `…/status/<code>` | that status, `X-Upstream-Status: <code>`, body `upstream status <code>` |
+/// | `…/status/<code>` | that status, `X-Upstream-Status: <code>`, body `upstream status <code>` (after reading the request body) |
+/// | `…/early/<code>` | the same, at once, without reading the request body |
 /// | `…/hop` | 200 `hop` with hop-by-hop fields (`Connection: X-Hop-Secret`, `X-Hop-Secret`, `Keep-Alive`, `Upgrade`, `Trailer`, `Proxy-Authenticate`) beside end-to-end ones (`X-End-To-End`, `Proxy-Status`) |
 /// | `…/hang` | never answers (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
@@ -85,7 +86,7 @@ public final class UpstreamTestServer: Sendable {
     }
 
     static let chunkSize = 64 * 1024
-    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "hop", "hang", "reset"]
+    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "hang", "reset"]
 
     private static func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let rawPath = request.head.path ?? "/"
@@ -125,8 +126,10 @@ public final class UpstreamTestServer: Sendable {
             var body = try await writer.writeHead(HTTPResponse(status: .ok, headerFields: [.contentType: "application/octet-stream"]))
             for try await buffer in request.body { try await body.write(buffer) }
             try await body.finish(nil)
-        case "status":
-            for try await _ in request.body {}
+        case "status", "early":
+            if segments[index] == "status" {
+                for try await _ in request.body {}
+            }
             let code = argument.flatMap { Int($0) }.flatMap { (200...599).contains($0) ? $0 : nil } ?? 500
             let text = "upstream status \(code)"
             let head = HTTPResponse(
