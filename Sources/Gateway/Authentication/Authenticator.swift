@@ -1,7 +1,8 @@
 public import HTTPTypes
 public import IDTokens
 
-/// Decides who a request comes from: a verified Firebase ID token, or in dev mode the `X-User-Id` header.
+/// Decides who a request comes from: a verified Firebase ID token, a signed identity assertion from another
+/// gateway (when an assertion key is configured), or in dev mode the `X-User-Id` header.
 /// Fails closed: anything it cannot verify is an error, never an anonymous pass.
 public struct Authenticator: Sendable {
     public let tokens: IDTokenAuthenticator
@@ -9,11 +10,17 @@ public struct Authenticator: Sendable {
     public let trustUserIDHeader: Bool
     /// Unauthenticated and failed-auth traffic per client address (nil: off).
     public let failureLimiter: AuthFailureLimiter?
+    /// Identity assertions accepted from requests without an `Authorization` header (nil: none).
+    public let assertions: IdentityAssertionVerifier?
 
-    public init(tokens: IDTokenAuthenticator, trustUserIDHeader: Bool, failureLimiter: AuthFailureLimiter? = nil) {
+    public init(
+        tokens: IDTokenAuthenticator, trustUserIDHeader: Bool, failureLimiter: AuthFailureLimiter? = nil,
+        assertions: IdentityAssertionVerifier? = nil
+    ) {
         self.tokens = tokens
         self.trustUserIDHeader = trustUserIDHeader
         self.failureLimiter = failureLimiter
+        self.assertions = assertions
     }
 
     /// The caller's identity, or nil when the request carries no credentials.
@@ -21,7 +28,9 @@ public struct Authenticator: Sendable {
     public func identify(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity? {
         let credentials: Credentials
         do {
-            credentials = try Credentials.extract(from: headers, trustUserIDHeader: self.trustUserIDHeader)
+            credentials = try Credentials.extract(
+                from: headers, trustUserIDHeader: self.trustUserIDHeader, assertionHeader: self.assertions?.header
+            )
         } catch {
             throw self.failure(error, clientAddress: clientAddress)
         }
@@ -34,6 +43,14 @@ public struct Authenticator: Sendable {
             )
         case .devUserID(let uid):
             return Identity(uid: uid, source: .dev, token: nil)
+        case .assertion(let value):
+            // `.assertion` is only extracted when a verifier is configured.
+            guard let assertions = self.assertions else { return nil }
+            do {
+                return try assertions.identity(value, now: WallClock.now())
+            } catch {
+                throw self.failure(error, clientAddress: clientAddress)
+            }
         case .bearer(let token):
             guard let limiter = self.failureLimiter else {
                 return try await self.verify(token)

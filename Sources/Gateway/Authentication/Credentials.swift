@@ -8,17 +8,29 @@ enum Credentials: Equatable {
     /// A malformed `Authorization: Bearer` value; the reason is client-safe.
     case malformedBearer(String)
     case devUserID(String)
+    /// A signed identity assertion (only looked for when the gateway has an assertion key).
+    case assertion(String)
 
     static let maximumAuthorizationLength = 16 * 1024
     static let userIDHeader = HTTPField.Name("X-User-Id")!
 
-    /// Reads the credentials of a request. `X-User-Id` is considered only when `trustUserIDHeader` (dev mode)
-    /// and there is no `Authorization` header; a bearer token always wins.
-    static func extract(from headers: HTTPFields, trustUserIDHeader: Bool) throws(GatewayError) -> Credentials {
+    /// Reads the credentials of a request, in order: the `Authorization` header (a bearer token always wins);
+    /// the identity assertion header, when `assertionHeader` is set (an assertion key is configured); then
+    /// `X-User-Id`, when `trustUserIDHeader` (dev mode).
+    static func extract(
+        from headers: HTTPFields, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil
+    ) throws(GatewayError) -> Credentials {
         let authorization = headers[values: .authorization]
         if authorization.count > 1 { throw .multipleAuthorizationHeaders() }
         if let value = authorization.first {
             return Self.parseAuthorization(value)
+        }
+        if let assertionHeader {
+            let assertions = headers[values: assertionHeader]
+            if assertions.count > 1 {
+                throw .invalidToken("Send at most one identity assertion.", reason: "assertion_multiple")
+            }
+            if let assertion = assertions.first { return .assertion(assertion) }
         }
         guard trustUserIDHeader else { return .none }
         let userIDs = headers[values: Self.userIDHeader]

@@ -7,6 +7,8 @@ public struct Identity: Sendable, Equatable {
         case firebase
         /// The `X-User-Id` header, accepted in dev mode only.
         case dev
+        /// A signed identity assertion from another gateway (`IdentityAssertionVerifier`).
+        case assertion
     }
 
     public let uid: String

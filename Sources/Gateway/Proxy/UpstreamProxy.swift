@@ -1,25 +1,65 @@
 import HTTPTypes
-import HummingbirdCore
+import IDTokens
 import Logging
+import NIOCore
 public import ServiceLifecycle
 
-/// Forwards requests to upstream HTTP services (routes with `upstream:`). Placeholder until the proxy lands.
+/// Forwards requests to upstream HTTP services (routes with `upstream:`), after the gateway's own authentication
+/// and rate limits. Owns the pooled HTTP client every upstream route shares: a `Service` so that the client is
+/// shut down after the server has stopped (the ServiceGroup stops services in reverse order).
 public struct UpstreamProxy: Service {
     let settings: ProxySettings
+    let trustedProxies: [IPAddressRange]
+    /// The body limit of routes that set none (`server.max_body_bytes`).
+    let defaultMaxBodyBytes: Int
+    let identityHeaders: [HTTPField.Name]
+    /// Stripped from every forwarded request, whether or not this gateway signs assertions itself.
+    let assertionHeader: HTTPField.Name
+    /// The key and header of the assertions this gateway signs (nil: none).
+    let assertion: IdentityAssertionVerifier?
+    let client: UpstreamClient
     let logger: Logger
 
-    init(settings: ProxySettings, logger: Logger) {
+    /// - Throws: when a configured identity or assertion header is not a valid field name, or the assertion
+    ///   secret is shorter than 32 bytes.
+    init(settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int, logger: Logger) throws(ConfigurationError) {
         self.settings = settings
+        self.trustedProxies = trustedProxies
+        self.defaultMaxBodyBytes = defaultMaxBodyBytes
+        self.identityHeaders = try settings.identityHeaders.map { text throws(ConfigurationError) in
+            guard let name = HTTPField.Name(text) else {
+                throw ConfigurationError(variable: "proxy.identity_headers", message: "has an entry that is not a header name: '\(text.prefix(60))'")
+            }
+            return name
+        }
+        self.assertionHeader = try IdentityAssertionVerifier.headerName(settings.assertionHeader)
+        self.assertion = try IdentityAssertionVerifier(settings: settings)
         self.logger = logger
+        self.client = UpstreamClient(settings: settings)
     }
 
     func handler(for route: RouteConfiguration, upstream: UpstreamURL) -> RouteHandler {
-        { _, _ in
-            throw GatewayError(status: .badGateway, code: "UPSTREAM_ERROR", message: "The upstream could not be reached.", reason: "upstream_unreachable")
-        }
+        let forwarder = UpstreamForwarder(
+            routeName: route.name,
+            target: UpstreamTarget(upstream: upstream, path: route.path),
+            headers: UpstreamRequestHeaders(
+                identityHeaders: self.identityHeaders,
+                assertionHeader: self.assertionHeader,
+                assertionKey: self.assertion?.key,
+                forwardAuthorization: route.forwardAuthorization,
+                trustedProxies: self.trustedProxies
+            ),
+            client: self.client,
+            timeout: .nanoseconds(Int64(route.timeoutSeconds * 1_000_000_000)),
+            maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
+            logger: self.logger
+        )
+        return { request, context in try await forwarder.forward(request, context: context) }
     }
 
+    /// Waits for graceful shutdown (the server has stopped by then), then closes the pooled connections.
     public func run() async throws {
         try? await gracefulShutdown()
+        try await self.client.shutdown()
     }
 }

@@ -60,7 +60,8 @@ public struct GatewayApplication: Sendable {
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
         self.authenticator = Authenticator(
-            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter
+            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter,
+            assertions: try IdentityAssertionVerifier(settings: configuration.proxy)
         )
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
@@ -111,7 +112,10 @@ public struct GatewayApplication: Sendable {
             provider: self.provider, media: self.media, models: configuration.models, logger: logger, metricsFactory: metrics.factory
         )
 
-        self.proxy = UpstreamProxy(settings: configuration.proxy, logger: logger)
+        self.proxy = try UpstreamProxy(
+            settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
+            defaultMaxBodyBytes: configuration.server.maxBodyBytes, logger: logger
+        )
         let builder = RouteBuilder(
             functions: functions, media: self.media,
             isReady: { [requiredRedis, drain] in

@@ -291,3 +291,36 @@ enum OpenSSLDigest {
         return digest
     }
 }
+
+/// HMAC-SHA256 and a constant-time comparison, for identity assertions.
+enum OpenSSLHMAC {
+    static let sha256Length = 32
+
+    /// HMAC-SHA256 (RFC 2104) of `message` under `key`, written to `output` (32 bytes). False when OpenSSL fails.
+    static func sha256(
+        key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        guard output.count >= Self.sha256Length, key.count < Int(Int32.max), let outputBase = output.baseAddress else { return false }
+        var length: UInt32 = 0
+        // HMAC tolerates NULL for an empty message, not for the key: pass a valid pointer either way.
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { spare in
+            HMAC(
+                OpenSSLAlgorithms.sha256, key.baseAddress ?? UnsafeRawPointer(spare.baseAddress!), Int32(key.count),
+                message.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(spare.baseAddress!), message.count,
+                outputBase.assumingMemoryBound(to: UInt8.self), &length
+            )
+        }
+        guard result != nil, length == UInt32(Self.sha256Length) else {
+            ERR_clear_error()
+            return false
+        }
+        return true
+    }
+
+    /// Whether two buffers of the same length are equal, in time that depends only on the length.
+    static func constantTimeEquals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let left = a.baseAddress, let right = b.baseAddress else { return a.count == 0 }
+        return CRYPTO_memcmp(left, right, a.count) == 0
+    }
+}

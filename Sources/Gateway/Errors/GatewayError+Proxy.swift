@@ -1,0 +1,30 @@
+import HTTPTypes
+
+extension GatewayError {
+    /// The upstream could not be reached, refused or reset the connection, or broke off before answering.
+    /// - Parameter reason: a metric-safe label (async-http-client's `shortDescription`, or an error type name).
+    static func upstreamUnreachable(reason: String) -> GatewayError {
+        GatewayError(
+            status: .badGateway, code: "UPSTREAM_ERROR", message: "The upstream service could not be reached.",
+            reason: "upstream_\(reason)"
+        )
+    }
+
+    /// The upstream did not start answering within the route's `timeout_seconds`.
+    static func upstreamTimeout() -> GatewayError {
+        GatewayError(
+            status: .gatewayTimeout, code: "UPSTREAM_TIMEOUT", message: "The upstream service did not answer in time.",
+            reason: "upstream_timeout"
+        )
+    }
+
+    /// A proxied path with a `.` or `..` segment, which could climb out of the upstream's base path.
+    static func dotSegmentInPath() -> GatewayError {
+        .invalidArgument("The path must not contain '.' or '..' segments.", reason: "dot_segment")
+    }
+
+    /// The client's request body could not be read to the end (malformed, or the client went away).
+    static func unreadableRequestBody() -> GatewayError {
+        .invalidArgument("The request body could not be read.", reason: "unreadable_body")
+    }
+}

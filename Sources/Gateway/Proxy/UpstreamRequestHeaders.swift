@@ -1,0 +1,114 @@
+import HTTPTypes
+import HummingbirdCore
+import IDTokens
+import NIOHTTP1
+
+/// How a client's request fields become the upstream request's, for one route (built once per route):
+///
+/// - hop-by-hop fields are removed (``HopByHopHeaders``), and so are `Host` (the client sets the upstream's),
+///   `Content-Length` (set from the body being sent) and `Expect` (the body is streamed at once);
+/// - identity is the gateway's alone: every client-sent `X-User-Id`, configured identity header and assertion
+///   header is removed; with a verified caller, `X-User-Id: <uid>` and (with a key) a signed assertion are set;
+/// - `Authorization` is passed on only where the route says so;
+/// - `X-Forwarded-For`, `-Proto`, `-Host` and `Forwarded` are believed only from a peer in `TRUSTED_PROXIES`:
+///   from one, the client's `X-Forwarded-For` is kept and the peer appended; otherwise they are replaced by the
+///   peer's address, `http` and the request's `Host`;
+/// - `X-Request-ID` is the gateway's request id.
+struct UpstreamRequestHeaders: Sendable {
+    private enum Handling {
+        case drop
+        case forwardedFor
+        case forwardedProto
+        case forwardedHost
+        case keepFromTrustedPeer
+    }
+
+    static let userID = HTTPField.Name("X-User-Id")!
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let forwarded = HTTPField.Name("Forwarded")!
+    static let requestID = HTTPField.Name("X-Request-ID")!
+
+    /// Fields with a rule of their own; any other field is copied unless it is hop-by-hop.
+    private let handling: [HTTPField.Name: Handling]
+    private let assertionName: String
+    private let assertionKey: IdentityAssertionKey?
+    private let trustedProxies: [IPAddressRange]
+
+    init(
+        identityHeaders: [HTTPField.Name], assertionHeader: HTTPField.Name, assertionKey: IdentityAssertionKey?,
+        forwardAuthorization: Bool, trustedProxies: [IPAddressRange]
+    ) {
+        var handling: [HTTPField.Name: Handling] = [
+            HTTPField.Name("Host")!: .drop, .contentLength: .drop, .expect: .drop, Self.requestID: .drop, Self.userID: .drop,
+            assertionHeader: .drop,
+            Self.forwardedFor: .forwardedFor, Self.forwardedProto: .forwardedProto, Self.forwardedHost: .forwardedHost,
+            Self.forwarded: .keepFromTrustedPeer,
+        ]
+        for name in identityHeaders { handling[name] = .drop }
+        if !forwardAuthorization { handling[.authorization] = .drop }
+        self.handling = handling
+        self.assertionName = assertionHeader.rawName
+        self.assertionKey = assertionKey
+        self.trustedProxies = trustedProxies
+    }
+
+    /// The upstream request's fields.
+    /// - Parameters:
+    ///   - peer: the TCP peer's IP address (nil when unknown).
+    ///   - now: Unix seconds, for the assertion's timestamp.
+    func fields(for request: Request, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPHeaders {
+        let source = request.headers
+        let listed = HopByHopHeaders.connectionOptions(source)
+        let peerTrusted = !self.trustedProxies.isEmpty && peer.map { peer in self.trustedProxies.contains { $0.contains(peer) } } ?? false
+        var forwardedFor: String?
+        var forwardedProto: String?
+        var forwardedHost: String?
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(source.count + 6)
+        for field in source {
+            let name = field.name
+            if !listed.isEmpty, listed.contains(name) { continue }
+            if let handling = self.handling[name] {
+                switch handling {
+                case .drop:
+                    continue
+                case .forwardedFor:
+                    if peerTrusted { forwardedFor = forwardedFor.map { $0 + ", " + field.value } ?? field.value }
+                    continue
+                case .forwardedProto:
+                    if peerTrusted, forwardedProto == nil { forwardedProto = field.value }
+                    continue
+                case .forwardedHost:
+                    if peerTrusted, forwardedHost == nil { forwardedHost = field.value }
+                    continue
+                case .keepFromTrustedPeer:
+                    if !peerTrusted { continue }
+                }
+            } else if HopByHopHeaders.isHopByHop(name) {
+                continue
+            }
+            headers.add(name: name.rawName, value: field.value)
+        }
+        // `forwardedFor` is only set when the peer is known and trusted.
+        if let peer {
+            headers.add(name: Self.forwardedFor.rawName, value: forwardedFor.map { $0 + ", " + peer } ?? peer)
+        }
+        headers.add(name: Self.forwardedProto.rawName, value: forwardedProto ?? "http")
+        if let host = forwardedHost ?? request.head.authority {
+            headers.add(name: Self.forwardedHost.rawName, value: host)
+        }
+        headers.add(name: Self.requestID.rawName, value: requestID)
+        if let identity {
+            headers.add(name: Self.userID.rawName, value: identity.uid)
+            if let key = self.assertionKey {
+                headers.add(
+                    name: self.assertionName,
+                    value: IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key)
+                )
+            }
+        }
+        return headers
+    }
+}

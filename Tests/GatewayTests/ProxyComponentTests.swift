@@ -1,0 +1,196 @@
+import HTTPTypes
+import HummingbirdCore
+import IDTokens
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import Gateway
+
+/// The proxy's pure parts: path mapping, header rules both ways, the body relay.
+@Suite("Proxy components")
+struct ProxyComponentTests {
+    // MARK: Path mapping
+
+    @Test("the route's prefix is replaced by the base path and the query kept")
+    func prefixMapping() {
+        let target = UpstreamTarget(upstream: UpstreamURL("http://h:81/base")!, path: .prefix("/api/"))
+        #expect(target.url(path: "/api/hello", query: "x=1") == "http://h:81/base/hello?x=1")
+        #expect(target.url(path: "/api/a/b%2Fc", query: nil) == "http://h:81/base/a/b%2Fc")
+        #expect(target.url(path: "/api/", query: nil) == "http://h:81/base/")
+        #expect(target.url(path: "/api/x", query: "") == "http://h:81/base/x?")
+        let root = UpstreamTarget(upstream: UpstreamURL("https://[::1]/")!, path: .prefix("/v2/"))
+        #expect(root.url(path: "/v2/items/7", query: "a=b&c") == "https://[::1]:443/items/7?a=b&c")
+    }
+
+    @Test("an exact route maps to the base path itself")
+    func exactMapping() {
+        #expect(UpstreamTarget(upstream: UpstreamURL("http://h/fn")!, path: .exact("/hook")).url(path: "/hook", query: "q=1") == "http://h:80/fn?q=1")
+        #expect(UpstreamTarget(upstream: UpstreamURL("http://h")!, path: .exact("/hook")).url(path: "/hook", query: nil) == "http://h:80/")
+    }
+
+    @Test("dot segments are refused, however encoded", arguments: [
+        "/api/..", "/api/../admin", "/api/a/../../x", "/api/.", "/api/./x", "/api/%2e%2e/x", "/api/%2E%2e", "/api/.%2E/x",
+        "/api/%2e/x",
+    ])
+    func dotSegments(path: String) {
+        let target = UpstreamTarget(upstream: UpstreamURL("http://h/base")!, path: .prefix("/api/"))
+        #expect(target.url(path: path, query: nil) == nil)
+    }
+
+    @Test("names with dots are not dot segments", arguments: ["/api/a.b", "/api/...", "/api/.hidden", "/api/x./y", "/api/%2e%2e%2e", "/api/%2ex"])
+    func notDotSegments(path: String) {
+        let target = UpstreamTarget(upstream: UpstreamURL("http://h/base")!, path: .prefix("/api/"))
+        #expect(target.url(path: path, query: nil) != nil)
+    }
+
+    // MARK: Request headers
+
+    static let assertionKey = IdentityAssertionKey(Array("0123456789abcdef0123456789abcdef".utf8))!
+
+    static func rules(forwardAuthorization: Bool = false, trusted: [String] = [], key: IdentityAssertionKey? = nil) -> UpstreamRequestHeaders {
+        UpstreamRequestHeaders(
+            identityHeaders: [HTTPField.Name("X-User-Id")!, HTTPField.Name("X-Forwarded-User")!],
+            assertionHeader: HTTPField.Name("X-StoryGate-Identity")!, assertionKey: key,
+            forwardAuthorization: forwardAuthorization, trustedProxies: trusted.compactMap(IPAddressRange.init)
+        )
+    }
+
+    static func request(_ fields: [(String, String)]) -> Request {
+        var headerFields = HTTPFields()
+        for (name, value) in fields { headerFields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+        return Request(
+            head: HTTPRequest(method: .post, scheme: "http", authority: "gateway.example", path: "/api/x", headerFields: headerFields),
+            body: RequestBody(buffer: ByteBuffer())
+        )
+    }
+
+    static let hostile: [(String, String)] = [
+        ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("TE", "trailers"), ("Trailer", "X-Sum"),
+        ("Transfer-Encoding", "chunked"), ("Upgrade", "websocket"), ("Proxy-Connection", "keep-alive"), ("Proxy-Authorization", "Basic eA=="),
+        ("Proxy-Anything", "x"), ("Host", "second-host"), ("Content-Length", "5"), ("Expect", "100-continue"),
+        ("X-User-Id", "mallory"), ("x-user-id", "eve"), ("X-Forwarded-User", "mallory"), ("X-StoryGate-Identity", "v1.forged"),
+        ("Authorization", "Bearer abc"), ("X-Request-ID", "client-id"), ("X-Forwarded-For", "6.6.6.6, 7.7.7.7"),
+        ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "evil.example"), ("Forwarded", "for=6.6.6.6"),
+        ("Content-Type", "application/json"), ("Cookie", "a=b"), ("X-End-To-End", "kept"),
+    ]
+
+    @Test("hop-by-hop, identity, framing and forwarding fields from an untrusted peer are replaced")
+    func untrustedPeer() {
+        let headers = Self.rules().fields(
+            for: Self.request(Self.hostile), requestID: "gw-1", identity: Identity(uid: "alice", source: .firebase, token: nil),
+            peer: "10.0.0.9", now: 1_700_000_000
+        )
+        let expected: [(String, String)] = [
+            ("Content-Type", "application/json"), ("Cookie", "a=b"), ("X-End-To-End", "kept"), ("X-Forwarded-For", "10.0.0.9"),
+            ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "gateway.example"), ("X-Request-ID", "gw-1"), ("X-User-Id", "alice"),
+        ]
+        #expect(headers.map { "\($0.name): \($0.value)" } == expected.map { "\($0.0): \($0.1)" })
+    }
+
+    @Test("from a trusted proxy: X-Forwarded-For appended to, -Proto, -Host and Forwarded believed")
+    func trustedPeer() {
+        let headers = Self.rules(trusted: ["10.0.0.0/8"]).fields(
+            for: Self.request(Self.hostile + [("X-Forwarded-For", "8.8.8.8")]), requestID: "gw-1", identity: nil, peer: "10.0.0.9",
+            now: 1_700_000_000
+        )
+        #expect(headers["X-Forwarded-For"] == ["6.6.6.6, 7.7.7.7, 8.8.8.8, 10.0.0.9"])
+        #expect(headers["X-Forwarded-Proto"] == ["https"])
+        #expect(headers["X-Forwarded-Host"] == ["evil.example"])
+        #expect(headers["Forwarded"] == ["for=6.6.6.6"])
+        #expect(headers["X-User-Id"].isEmpty)
+        #expect(headers["X-Forwarded-User"].isEmpty)
+        #expect(headers["X-StoryGate-Identity"].isEmpty)
+    }
+
+    @Test("Authorization is forwarded only where the route says so")
+    func authorization() {
+        let request = Self.request([("Authorization", "Bearer abc")])
+        #expect(Self.rules().fields(for: request, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
+        #expect(Self.rules(forwardAuthorization: true).fields(for: request, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
+    }
+
+    @Test("with a key, a verified caller gets a fresh assertion that verifies with it (and not with another)")
+    func assertion() throws {
+        let headers = Self.rules(key: Self.assertionKey).fields(
+            for: Self.request([("X-StoryGate-Identity", "v1.forged")]), requestID: "gw-7",
+            identity: Identity(uid: "alice", source: .firebase, token: nil), peer: "127.0.0.1", now: 1_700_000_000
+        )
+        let values = headers["X-StoryGate-Identity"]
+        #expect(values.count == 1)
+        let assertion = try IdentityAssertion.verify(header: values[0], key: Self.assertionKey, now: 1_700_000_001)
+        #expect(assertion == IdentityAssertion(uid: "alice", requestID: "gw-7", issuedAt: 1_700_000_000))
+        let other = IdentityAssertionKey(Array("another key of at least 32 bytes!!".utf8))!
+        #expect(throws: IdentityAssertionError.self) { try IdentityAssertion.verify(header: values[0], key: other, now: 1_700_000_001) }
+        // No caller: no identity, no assertion.
+        let anonymous = Self.rules(key: Self.assertionKey).fields(
+            for: Self.request([]), requestID: "gw-8", identity: nil, peer: nil, now: 1_700_000_000
+        )
+        #expect(anonymous["X-StoryGate-Identity"].isEmpty)
+        #expect(anonymous["X-User-Id"].isEmpty)
+    }
+
+    // MARK: Response headers
+
+    @Test("hop-by-hop response fields are removed, end-to-end ones and Content-Length kept")
+    func responseFields() {
+        let upstream = HTTPHeaders([
+            ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("Transfer-Encoding", "chunked"),
+            ("Upgrade", "h2c"), ("Trailer", "X-Sum"), ("TE", "trailers"), ("Proxy-Authenticate", "Basic"), ("Proxy-Status", "up"),
+            ("Content-Length", "12"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("X-End-To-End", "kept"),
+        ])
+        let fields = HopByHopHeaders.responseFields(upstream)
+        #expect(fields.map { "\($0.name): \($0.value)" } == [
+            "Proxy-Status: up", "Content-Length: 12", "Set-Cookie: a=1", "Set-Cookie: b=2", "X-End-To-End: kept",
+        ])
+    }
+
+    // MARK: Body relay
+
+    @Test("the relay hands buffers over in order, never holding more than its capacity")
+    func relayOrder() async throws {
+        let relay = RequestBodyRelay(capacity: 2)
+        let producer = Task {
+            for index in 0..<50 { try await relay.send(ByteBuffer(string: "\(index)")) }
+            relay.finish()
+        }
+        var received: [String] = []
+        while let buffer = try await relay.next() {
+            #expect(relay.bufferedCount <= 2)
+            received.append(String(buffer: buffer))
+        }
+        try await producer.value
+        #expect(received == (0..<50).map { "\($0)" })
+    }
+
+    @Test("a producer's error reaches the consumer after the buffers already sent")
+    func relayFailure() async throws {
+        struct Broken: Error {}
+        let relay = RequestBodyRelay(capacity: 4)
+        try await relay.send(ByteBuffer(string: "a"))
+        relay.finish(throwing: Broken())
+        #expect(try await relay.next().map { String(buffer: $0) } == "a")
+        await #expect(throws: Broken.self) { try await relay.next() }
+    }
+
+    @Test("closing wakes a waiting producer and a waiting consumer; later sends fail")
+    func relayClose() async throws {
+        let full = RequestBodyRelay(capacity: 1)
+        let producer = Task { try await full.send(ByteBuffer(string: "x")) }  // capacity 1: waits for room
+        let empty = RequestBodyRelay(capacity: 1)
+        let consumer = Task { try await empty.next() }
+        full.close()
+        empty.close()
+        await #expect(throws: RequestBodyRelay.Closed.self) { try await producer.value }
+        await #expect(throws: RequestBodyRelay.Closed.self) { try await consumer.value }
+        await #expect(throws: RequestBodyRelay.Closed.self) { try await full.send(ByteBuffer(string: "y")) }
+    }
+
+    @Test("a waiting consumer is cancellable")
+    func relayCancel() async throws {
+        let relay = RequestBodyRelay(capacity: 1)
+        let consumer = Task { try await relay.next() }
+        consumer.cancel()
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+    }
+}
