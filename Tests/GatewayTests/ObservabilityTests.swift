@@ -101,4 +101,36 @@ struct ObservabilityTests {
         #expect(objects[2]["request_id"] as? String == "trace-42")
         #expect(objects[2]["path"] as? String == "/healthz")
     }
+
+    @Test("upstream latency, timeouts and unreachable upstreams are counted per route; the access log has upstream_ms")
+    func upstreamMetrics() async throws {
+        let lines = Mutex<[String]>([])
+        let accessLogger = Logger(label: "storygate.access") { label in
+            JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
+        }
+        let port = try await ProxyFixture.closedPort()
+        try await withUpstreamTestServer { upstream in
+            try await GatewayHarness.run(
+                configure: { configuration in
+                    configuration.routes += ProxyFixture.routes(upstream: upstream.baseURL)
+                    configuration.routes.append(
+                        RouteConfiguration(path: .prefix("/down/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(port)")!), auth: .none)
+                    )
+                },
+                accessLogger: accessLogger
+            ) { gateway in
+                for _ in 0..<2 { #expect(try await gateway.get("/open/echo").status == 200) }
+                #expect(try await gateway.get("/slow/hang").status == 504)
+                #expect(try await gateway.get("/down/x").status == 502)
+                let metrics = Self.samples(try await gateway.get("/metrics").text)
+                #expect(metrics["storygate_upstream_duration_seconds_count{route=\"/open/\"}"] == 2)
+                #expect(metrics["storygate_upstream_errors_total{route=\"/slow/\",kind=\"timeout\"}"] == 1)
+                #expect(metrics["storygate_upstream_errors_total{route=\"/down/\",kind=\"unreachable\"}"] == 1)
+                #expect(metrics["storygate_http_requests_total{route=\"/down/\",status=\"502\"}"] == 1)
+            }
+        }
+        let proxied = lines.withLock { $0 }.filter { $0.contains("\"route\":\"/open/\"") }
+        #expect(proxied.count == 2)
+        #expect(proxied.allSatisfy { $0.contains("\"upstream_ms\":") })
+    }
 }

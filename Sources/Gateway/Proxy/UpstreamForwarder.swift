@@ -20,6 +20,7 @@ struct UpstreamForwarder: Sendable {
     let client: UpstreamClient
     let timeout: TimeAmount
     let maxBodyBytes: Int
+    let metrics: GatewayMetrics
     let logger: Logger
 
     func forward(_ request: Request, context: RequestContext) async throws -> Response {
@@ -45,6 +46,7 @@ struct UpstreamForwarder: Sendable {
         }
 
         let response: HTTPClientResponse
+        let sent = ContinuousClock.now
         do {
             let client = self.client.http
             let deadline = NIODeadline.now() + self.timeout
@@ -55,6 +57,9 @@ struct UpstreamForwarder: Sendable {
             await pump?.stop()
             throw self.failure(error, requestID: context.requestID)
         }
+        let waited = sent.duration(to: .now)
+        self.metrics.upstreamAnswered(route: self.routeName, duration: waited)
+        context.upstream?.record(waited)
 
         let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
         let fields = HopByHopHeaders.responseFields(response.headers)
@@ -93,10 +98,12 @@ struct UpstreamForwarder: Sendable {
         case is RequestBodyPump.ClientBodyFailed:
             return GatewayError.unreadableRequestBody()
         case let error as HTTPClientError where error == .deadlineExceeded:
+            self.metrics.upstreamFailed(route: self.routeName, kind: "timeout")
             self.logger.debug("upstream timeout", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)"])
             return GatewayError.upstreamTimeout()
         default:
             let reason = (error as? HTTPClientError).map { Self.label($0.shortDescription) } ?? Self.label("\(type(of: error))")
+            self.metrics.upstreamFailed(route: self.routeName, kind: "unreachable")
             self.logger.debug(
                 "upstream unreachable", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)", "reason": "\(reason)"]
             )

@@ -18,11 +18,13 @@ public struct UpstreamProxy: Service {
     /// The key and header of the assertions this gateway signs (nil: none).
     let assertion: IdentityAssertionVerifier?
     let client: UpstreamClient
+    let metrics: GatewayMetrics
     let logger: Logger
 
     /// - Throws: when a configured identity or assertion header is not a valid field name, or the assertion
     ///   secret is shorter than 32 bytes.
-    init(settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int, logger: Logger) throws(ConfigurationError) {
+    init(settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int, metrics: GatewayMetrics, logger: Logger) throws(ConfigurationError) {
+        self.metrics = metrics
         self.settings = settings
         self.trustedProxies = trustedProxies
         self.defaultMaxBodyBytes = defaultMaxBodyBytes
@@ -52,6 +54,7 @@ public struct UpstreamProxy: Service {
             client: self.client,
             timeout: .nanoseconds(Int64(route.timeoutSeconds * 1_000_000_000)),
             maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
+            metrics: self.metrics,
             logger: self.logger
         )
         return { request, context in try await forwarder.forward(request, context: context) }

@@ -22,10 +22,18 @@ public struct RequestContext: Sendable {
     /// the client goes away meanwhile (for expensive work nobody would receive).
     func cancellingWhenClientLeaves<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task(executorPreference: globalConcurrentExecutor) { try await operation() }
-        if let watcher = try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get() {
-            watcher.onClose { task.cancel() }
-        }
+        let watcher = await self.closeWatcher()
+        watcher?.watch { task.cancel() }
+        defer { watcher?.unwatch() }
         return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+
+    /// The connection's close watcher: looked up synchronously on the connection's event loop (where requests run).
+    private func closeWatcher() async -> ClientCloseWatcher? {
+        if self.channel.eventLoop.inEventLoop {
+            return try? self.channel.pipeline.syncOperations.handler(type: ClientCloseWatcher.self)
+        }
+        return try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get()
     }
 }
 

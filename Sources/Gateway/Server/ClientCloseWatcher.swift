@@ -3,19 +3,28 @@ import NIOCore
 
 /// Watches a connection for the client going away (its half of the connection closed, or the whole channel),
 /// without reading anything itself, so a handler can cancel expensive work nobody will receive.
+///
+/// One callback at a time: HummingbirdCore handles a connection's requests one after another, and each handler
+/// that watches removes its callback when it is done, so a long-lived keep-alive connection holds nothing per
+/// request it has served.
 final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
 
-    private let state = NIOLockedValueBox<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let state = NIOLockedValueBox<(closed: Bool, callback: (@Sendable () -> Void)?)>((false, nil))
 
-    /// Runs `callback` once when the client goes away (at once if it already has).
-    func onClose(_ callback: @escaping @Sendable () -> Void) {
+    /// Runs `callback` once if the client goes away before ``unwatch()`` (at once if it already has).
+    func watch(_ callback: @escaping @Sendable () -> Void) {
         let runNow = self.state.withLockedValue { state -> Bool in
             if state.closed { return true }
-            state.callbacks.append(callback)
+            state.callback = callback
             return false
         }
         if runNow { callback() }
+    }
+
+    /// Stops watching; once this returns the callback will not run.
+    func unwatch() {
+        self.state.withLockedValue { $0.callback = nil }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -33,12 +42,12 @@ final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, 
     }
 
     private func closed() {
-        let callbacks = self.state.withLockedValue { state -> [@Sendable () -> Void] in
-            guard !state.closed else { return [] }
+        let callback = self.state.withLockedValue { state -> (@Sendable () -> Void)? in
+            guard !state.closed else { return nil }
             state.closed = true
-            defer { state.callbacks = [] }
-            return state.callbacks
+            defer { state.callback = nil }
+            return state.callback
         }
-        for callback in callbacks { callback() }
+        callback?()
     }
 }

@@ -114,7 +114,7 @@ public struct GatewayApplication: Sendable {
 
         self.proxy = try UpstreamProxy(
             settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
-            defaultMaxBodyBytes: configuration.server.maxBodyBytes, logger: logger
+            defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
         let builder = RouteBuilder(
             functions: functions, media: self.media,
