@@ -32,6 +32,7 @@ struct GatewayResponder: Sendable {
         var response = await self.response(to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, record: &record)
         response.headers[Self.requestIDHeader] = requestID
         response.headers[.date] = self.dates.value(now: WallClock.now())
+        if RequestFraming.endsConnection(request) { response.headers[.connection] = "close" }
         if request.method == .head {
             // Same headers as GET, no body (RFC 9110 §9.3.2).
             var headers = response.headers
@@ -55,6 +56,7 @@ struct GatewayResponder: Sendable {
         record: inout RequestRecord
     ) async -> Response {
         do {
+            try RequestFraming.check(request)
             guard let route else { throw GatewayError.notFound() }
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }

@@ -1,0 +1,68 @@
+import HTTPTypes
+import HummingbirdCore
+
+/// The framing rules of RFC 9112 that the HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, checked
+/// before any route runs, so that neither a handler nor an upstream ever sees a request whose length or target two
+/// HTTP implementations could read differently (request smuggling, RFC 9112 §11.2):
+///
+/// - `Transfer-Encoding` must be exactly `chunked`: one field line, one coding (§6.1). The gateway decodes no other
+///   transfer coding and the proxy drops the field (it is hop-by-hop), so `gzip, chunked` would reach an upstream as
+///   gzip bytes with nothing saying so. llhttp refuses a final coding other than `chunked`, and `chunked` twice, but
+///   lets `gzip, chunked`, `identity, chunked` and two field lines `gzip` + `chunked` through.
+/// - `Transfer-Encoding` together with `Content-Length` (§6.3 item 3; llhttp refuses it too).
+/// - `Content-Length` on more than one field line, or as a list, whatever the values (§6.3 item 5 allows refusing;
+///   llhttp refuses it too).
+/// - More than one `Host` field line (§3.2: a server MUST answer 400). NIOHTTPTypes turns the first into the
+///   request's authority and keeps any other as a `Host` field, so a field left over means a second line. A request
+///   without `Host` is let through: HTTP/1.0 health checks often send none, and no route depends on it.
+///
+/// Each refusal is a 400 `MALFORMED_REQUEST` that closes the connection (the body is not read).
+enum RequestFraming {
+    static let host = HTTPField.Name("Host")!
+
+    /// - Throws: a 400 `MALFORMED_REQUEST` (with `Connection: close`) for the first rule the request breaks.
+    static func check(_ request: Request) throws(GatewayError) {
+        let headers = request.headers
+        let transferEncodings = headers[values: .transferEncoding]
+        if !transferEncodings.isEmpty {
+            guard transferEncodings.count == 1, Self.isExactlyChunked(transferEncodings[0]) else {
+                throw Self.refusal("Transfer-Encoding must be exactly 'chunked'.", reason: "transfer_encoding")
+            }
+            guard !headers.contains(.contentLength) else {
+                throw Self.refusal("Content-Length and Transfer-Encoding must not both be present.", reason: "length_and_chunked")
+            }
+        }
+        let lengths = headers[values: .contentLength]
+        if lengths.count > 1 || lengths.first.map({ !Self.isDecimal($0) }) == true {
+            throw Self.refusal("Content-Length must appear once, as a single number.", reason: "content_length")
+        }
+        if headers.contains(Self.host) {
+            throw Self.refusal("A request must carry at most one Host header.", reason: "duplicate_host")
+        }
+    }
+
+    /// Whether the connection must close after this request's answer: a CONNECT or protocol-upgrade request. The
+    /// parser stops reading a connection after one (it expects the protocol to change), and the gateway never
+    /// switches protocols, so later bytes on it would never be answered.
+    static func endsConnection(_ request: Request) -> Bool {
+        request.method == .connect || request.headers.contains(.upgrade)
+    }
+
+    /// `chunked` in any case, with optional whitespace around it (RFC 9110 §5.6.3, §7.8: codings are case-insensitive).
+    private static func isExactlyChunked(_ value: String) -> Bool {
+        var text = Substring(value)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text.lowercased() == "chunked"
+    }
+
+    private static func isDecimal(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    private static func refusal(_ message: String, reason: String) -> GatewayError {
+        var error = GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: message, reason: reason)
+        error.headers[.connection] = "close"
+        return error
+    }
+}
