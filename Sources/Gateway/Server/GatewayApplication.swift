@@ -102,7 +102,7 @@ public struct GatewayApplication: Sendable {
             functions: functions, media: self.media,
             isReady: { [requiredRedis] in tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true) },
             metrics: { _, _ in throw GatewayError.notFound() },
-            openAPI: { _, _ in throw GatewayError.notFound() },
+            openAPI: OpenAPIHandler.handler(),
             proxy: self.proxy, limits: configuration.server
         )
         let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)
