@@ -6,6 +6,7 @@
 #  3. two gateway processes sharing one redis-server: one per-user limit across both, Redis killed and restarted;
 #  4. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
+#  5. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -15,3 +16,4 @@ swift test --skip-build
 ./scripts/fleet/run.sh .build/debug/storygate
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate
+./scripts/schemathesis/run.sh .build/debug/storygate

@@ -496,7 +496,12 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
           content:
             application/yaml:
-              schema: {type: string}
+              schema:
+                description: An OpenAPI 3.1 document (read as YAML, a mapping).
+                type: object
+                required: [openapi, info, paths]
+                properties:
+                  openapi: {type: string, pattern: '^3\.1\.'}
         '500': {$ref: '#/components/responses/InternalError'}
     head:
       tags: [operations]

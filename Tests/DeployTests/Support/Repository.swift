@@ -28,8 +28,8 @@ enum Repository {
         try Yams.load_all(yaml: self.text(relative)).map { YAMLValue($0) }
     }
 
-    /// Folders never searched: build products, VCS data, local media.
-    static let skippedFolders: Set<String> = [".build", ".git", ".swiftpm", "data", "node_modules"]
+    /// Folders never searched besides hidden ones: local media, JavaScript packages.
+    static let skippedFolders: Set<String> = ["data", "node_modules"]
 
     /// Every `*.yaml`, `*.yml` and `*.json` file in the repository (relative paths, sorted), outside build products.
     static func dataFiles() -> [String] {
@@ -44,7 +44,8 @@ enum Repository {
                 var isFolder: ObjCBool = false
                 guard files.fileExists(atPath: self.path(relative), isDirectory: &isFolder) else { continue }
                 if isFolder.boolValue {
-                    if !self.skippedFolders.contains(name), !name.hasPrefix(".build") { pending.append(relative) }
+                    // Hidden folders hold tools' state (.git, .build, .swiftpm, .schemathesis), not the project's files.
+                    if !self.skippedFolders.contains(name), !name.hasPrefix(".") { pending.append(relative) }
                 } else if name.hasSuffix(".yaml") || name.hasSuffix(".yml") || name.hasSuffix(".json") {
                     result.append(relative)
                 }
