@@ -144,6 +144,7 @@ let package = Package(
             name: "storygate",
             dependencies: [
                 "Gateway",
+                "CurlHTTP",
                 "IDTokens",
                 "MockOpenAI",
                 "StoryFunctions",
@@ -225,6 +226,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The deployment files and the OpenAPI document: every YAML and JSON file parses, the files agree with each
+        /// other, and the document agrees with the route table and the error codes.
+        .testTarget(
+            name: "DeployTests",
+            dependencies: [
+                "Gateway", "StoryFunctions", "OpenAI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
