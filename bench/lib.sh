@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared helpers of the bench/ scripts (sourced, not run). Bash 4+, Linux (/proc).
 #
 # Every process a script starts goes through bench_spawn, which records its PID; bench_cleanup (installed as the
@@ -121,6 +122,18 @@ bench_storygate_binary() {
   printf '%s/storygate\n' "$(cd "$BENCH_REPO" && swift build -c "$configuration" --show-bin-path)"
 }
 
+# bench_build_label MODE BINARY: how the report names the binary; debug builds are flagged as not figures.
+bench_build_label() {
+  case $1 in
+    release) printf 'release build of this checkout (%s)\n' "$2" ;;
+    debug) printf 'DEBUG build (%s): a smoke run, not figures to record\n' "$2" ;;
+    *) case $2 in
+         */debug/*) printf '%s (a DEBUG build: a smoke run, not figures to record)\n' "$2" ;;
+         *) printf '%s\n' "$2" ;;
+       esac ;;
+  esac
+}
+
 # bench_mint BINARY COUNT FILE [TTL] [UID]: COUNT dev tokens for the users UID-1 ... UID-COUNT, one per line.
 bench_mint() {
   local binary=$1 count=$2 file=$3 ttl=${4:-86400} uid=${5:-load}
@@ -171,15 +184,15 @@ bench_tree() {
     read -r _ ppid _ <<<"$rest"
     children[$ppid]+=" $pid"
   done
-  local queue=("$root") out=()
+  local queue=("$root") found=()
   while ((${#queue[@]})); do
     pid=${queue[0]}
     queue=("${queue[@]:1}")
-    out+=("$pid")
+    found+=("$pid")
     # shellcheck disable=SC2206
     [ -n "${children[$pid]:-}" ] && queue+=(${children[$pid]})
   done
-  printf '%s\n' "${out[@]}"
+  printf '%s\n' "${found[@]}"
 }
 
 # bench_cpu_ticks PID...: utime + stime of the processes (all their threads), in clock ticks (see BENCH_CLK_TCK).

@@ -132,9 +132,7 @@ cpu_seconds=$(awk -v t=$((ticks_after - ticks_before)) -v hz="$BENCH_CLK_TCK" 'B
 per_cpu=$(awk -v r="$requests" -v c="$cpu_seconds" 'BEGIN { if (c > 0) printf "%.0f", r / c; else print "n/a" }')
 errors=$(($(bench_field "$result" non2xx) + $(bench_field "$result" connect) + $(bench_field "$result" read) +
   $(bench_field "$result" write) + $(bench_field "$result" timeout)))
-build="release"
-[ "$mode" = debug ] && build="DEBUG (smoke run: not a figure to record)"
-[ "$mode" = path ] && build="$binary"
+build=$(bench_build_label "$mode" "$binary")
 
 printf '\n'
 bench_machine

@@ -9,7 +9,8 @@
 # Steps: (1) idle RSS after start; (2) the peak rate, from a 10 s wrk run; (3) wrk paced at half of it
 # (bench/wrk/requests.lua with WRK_RATE) for --minutes, RSS sampled every --sample-seconds; (4) RSS 10 s after the
 # run; (5) N connections opened (bench/memory/hold-connections.py: each sends one GET /v1/me with a token and stays
-# open), RSS while they are held, then after they close. The long run comes before the connections so that memory
+# open), RSS while they are held, then after they close; twice, so that memory the allocator keeps after the first
+# time shows as reused (the same RSS) rather than leaked (higher again). The long run comes before the connections so that memory
 # freed by them cannot hide growth during the run. Flat: the highest sample of the second half of the run is within
 # 10% of the highest of the first half. Installs wrk when missing; stops every process it started.
 set -euo pipefail
@@ -24,6 +25,7 @@ usage: bench/memory.sh [options]
   --debug               build and use a debug binary (smoke runs only)
   --tokens N            distinct users' tokens rotating (default 1000)
   --open N              keep-alive connections to open and hold (default 10000; 0 skips the step)
+  --open-rounds N       how many times to open and close them (default 2)
   --minutes M           length of the paced run (default 10; decimals allowed)
   --rate R              requests/s of the paced run (default: half the measured peak)
   --connections N       wrk connections for the peak and the paced run (default 64)
@@ -37,7 +39,7 @@ usage: bench/memory.sh [options]
 EOF
 }
 
-mode=release binary="" token_count=1000 open_count=10000 minutes=10 rate="" connections=64 threads=1
+mode=release binary="" token_count=1000 open_count=10000 open_rounds=2 minutes=10 rate="" connections=64 threads=1
 sample_seconds=10 path=/v1/me access_log=1 port=18180
 while (($#)); do
   case $1 in
@@ -45,6 +47,7 @@ while (($#)); do
     --debug) mode=debug ;;
     --tokens) token_count=$2; shift ;;
     --open) open_count=$2; shift ;;
+    --open-rounds) open_rounds=$2; shift ;;
     --minutes) minutes=$2; shift ;;
     --rate) rate=$2; shift ;;
     --connections) connections=$2; shift ;;
@@ -132,31 +135,32 @@ alive
 bench_log "10 s after the run: $(mib "$rss_after") MiB"
 
 
-# --- open connections ----------------------------------------------------------------------------------------
-rss_open="" rss_closed="" open_line="" done_line=""
-if ((open_count > 0)); then
-  bench_log "opening $open_count keep-alive connections"
-  hold=20
-  bench_spawn hold-connections "$BENCH_TMP/hold.out" python3 "$BENCH_DIR/memory/hold-connections.py" --port "$port" \
-    --path "$path" --tokens "$BENCH_TMP/tokens.txt" --count "$open_count" --hold "$hold"
+# --- open connections, twice: the second time shows whether memory kept after the first is reused or leaked ---
+rss_open=() rss_closed=() open_lines=() done_lines=() open_fds=()
+for ((round = 1; round <= open_rounds && open_count > 0; round++)); do
+  bench_log "opening $open_count keep-alive connections (time $round of $open_rounds)"
+  output="$BENCH_TMP/hold-$round.out"
+  bench_spawn hold-connections "$output" python3 "$BENCH_DIR/memory/hold-connections.py" --port "$port" \
+    --path "$path" --tokens "$BENCH_TMP/tokens.txt" --count "$open_count" --hold 60
   hold_pid=$BENCH_LAST_PID
   for _ in $(seq 1200); do
-    grep -q '^READY' "$BENCH_TMP/hold.out" 2>/dev/null && break
-    kill -0 "$hold_pid" 2>/dev/null || { cat "$BENCH_TMP/hold.out" >&2; bench_die "the connection holder failed"; }
+    grep -q '^READY' "$output" 2>/dev/null && break
+    kill -0 "$hold_pid" 2>/dev/null || { cat "$output" >&2; bench_die "the connection holder failed"; }
     sleep 0.1
   done
-  open_line=$(grep '^READY' "$BENCH_TMP/hold.out") || bench_die "the connections did not open within 120 s"
+  open_lines+=("$(grep '^READY' "$output")") || bench_die "the connections did not open within 120 s"
   sleep 3
-  rss_open=$(rss)
-  open_fds=$(fds)
-  bench_log "$open_line; gateway: $open_fds open files, $(mib "$rss_open") MiB"
+  rss_open+=("$(rss)")
+  open_fds+=("$(fds)")
+  bench_log "${open_lines[-1]}; gateway: ${open_fds[-1]} open files, $(mib "${rss_open[-1]}") MiB"
+  kill -TERM "$hold_pid" 2>/dev/null || true
   wait "$hold_pid" || true
-  done_line=$(grep '^DONE' "$BENCH_TMP/hold.out" || echo "DONE (no report)")
-  sleep 3
-  rss_closed=$(rss)
-  bench_log "$done_line; after they closed: $(mib "$rss_closed") MiB"
+  done_lines+=("$(grep '^DONE' "$output" || echo "DONE (no report)")")
+  sleep 5
+  rss_closed+=("$(rss)")
+  bench_log "${done_lines[-1]}; after they closed: $(mib "${rss_closed[-1]}") MiB"
   alive
-fi
+done
 
 count=${#samples[@]}
 ((count >= 2)) || bench_die "too few samples ($count)"
@@ -168,9 +172,7 @@ flat=$(awk -v g="$growth" 'BEGIN { print (g <= 10) ? "flat" : "NOT FLAT" }')
 errors=$(($(bench_field "$paced_line" non2xx) + $(bench_field "$paced_line" connect) + $(bench_field "$paced_line" read) +
   $(bench_field "$paced_line" write) + $(bench_field "$paced_line" timeout)))
 
-build=release
-[ "$mode" = debug ] && build="DEBUG build: smoke run, not figures"
-[ "$mode" = path ] && build="$binary"
+build=$(bench_build_label "$mode" "$binary")
 printf '\n## Memory: %s\n\n```\n' "$(date -u +%Y-%m-%dT%H:%MZ)"
 bench_machine
 printf 'storygate: %s; access log %s; GET %s with %s users'"'"' tokens\n```\n\n' "$build" "$([ "$access_log" = 1 ] && echo on || echo off)" "$path" "$token_count"
@@ -181,10 +183,14 @@ printf '| paced run, %s s at %s requests/s (achieved %s; errors %s): first-half 
   "$(bench_field "$paced_line" rps)" "$errors" "$(mib "$first_max")"
 printf '| paced run: second-half max | %s MiB (%s%%: %s) |\n' "$(mib "$last_max")" "$growth" "$flat"
 printf '| 10 s after the run | %s MiB |\n' "$(mib "$rss_after")"
-if [ -n "$rss_open" ]; then
-  printf '| %s keep-alive connections open (%s; %s open files) | %s MiB |\n' "$open_count" "${open_line#READY }" "$open_fds" "$(mib "$rss_open")"
-  printf '| after they closed (%s) | %s MiB |\n' "${done_line#DONE }" "$(mib "$rss_closed")"
-fi
+for ((round = 0; round < ${#rss_open[@]}; round++)); do
+  printf '| %s keep-alive connections open, time %s (%s; %s open files) | %s MiB |\n' "$open_count" $((round + 1)) \
+    "${open_lines[round]#READY }" "${open_fds[round]}" "$(mib "${rss_open[round]}")"
+  printf '| after they closed (%s) | %s MiB |\n' "${done_lines[round]#DONE }" "$(mib "${rss_closed[round]}")"
+done
 printf '\nSamples (every %s s): ' "$sample_seconds"
 awk -F'\t' 'NR > 1 { printf "%s%.0f", (NR > 2 ? ", " : ""), $2 / 1024 } END { print " MiB" }' "$BENCH_TMP/samples.tsv"
-[ "$flat" = flat ] && ((errors == 0)) || { BENCH_KEEP=1; exit 1; }
+if [ "$flat" != flat ] || ((errors != 0)); then
+  BENCH_KEEP=1
+  exit 1
+fi

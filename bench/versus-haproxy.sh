@@ -301,9 +301,8 @@ describe() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 report() {
-  local build=release
-  [ "$mode" = debug ] && build="DEBUG build: smoke run, not figures"
-  [ "$mode" = path ] && build="$binary"
+  local build
+  build=$(bench_build_label "$mode" "$binary")
   printf '## Side by side with HAProxy: %s\n\n' "$(date -u +%Y-%m-%dT%H:%MZ)"
   printf '```\n'
   bench_machine
@@ -323,7 +322,7 @@ report() {
     fi
     printf '| target | requests/s | p50 | p99 | requests per CPU-second | CPU-seconds per round |\n|---|---|---|---|---|---|\n'
     for t in "${target_list[@]}"; do
-      printf '| %s | %s | %s ms | %s ms | %s | %s |\n' "$(describe "$t" "$m")" "$(median_of "$m" "$t" 4)" \
+      printf '| %s | %.0f | %s ms | %s ms | %.0f | %.2f |\n' "$(describe "$t" "$m")" "$(median_of "$m" "$t" 4)" \
         "$(bench_ms "$(median_of "$m" "$t" 5)")" "$(bench_ms "$(median_of "$m" "$t" 6)")" "$(median_of "$m" "$t" 8)" "$(median_of "$m" "$t" 7)"
     done
     printf '\nMedians of %s round(s). ' "$rounds"
