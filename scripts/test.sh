@@ -7,6 +7,7 @@
 #  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
 #  5. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
+#  5. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -17,3 +18,4 @@ swift test --skip-build
 ./scripts/lifecycle/run.sh .build/debug/storygate
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate
+./scripts/schemathesis/run.sh .build/debug/storygate

@@ -144,53 +144,11 @@ struct ProxyComponentTests {
             "Proxy-Status: up", "Content-Length: 12", "Set-Cookie: a=1", "Set-Cookie: b=2", "X-End-To-End: kept",
         ])
     }
+}
 
-    // MARK: Body relay
-
-    @Test("the relay hands buffers over in order, never holding more than its capacity")
-    func relayOrder() async throws {
-        let relay = RequestBodyRelay(capacity: 2)
-        let producer = Task {
-            for index in 0..<50 { try await relay.send(ByteBuffer(string: "\(index)")) }
-            relay.finish()
-        }
-        var received: [String] = []
-        while let buffer = try await relay.next() {
-            #expect(relay.bufferedCount <= 2)
-            received.append(String(buffer: buffer))
-        }
-        try await producer.value
-        #expect(received == (0..<50).map { "\($0)" })
-    }
-
-    @Test("a producer's error reaches the consumer after the buffers already sent")
-    func relayFailure() async throws {
-        struct Broken: Error {}
-        let relay = RequestBodyRelay(capacity: 4)
-        try await relay.send(ByteBuffer(string: "a"))
-        relay.finish(throwing: Broken())
-        #expect(try await relay.next().map { String(buffer: $0) } == "a")
-        await #expect(throws: Broken.self) { try await relay.next() }
-    }
-
-    @Test("closing wakes a waiting producer and a waiting consumer; later sends fail")
-    func relayClose() async throws {
-        let full = RequestBodyRelay(capacity: 1)
-        let producer = Task { try await full.send(ByteBuffer(string: "x")) }  // capacity 1: waits for room
-        let empty = RequestBodyRelay(capacity: 1)
-        let consumer = Task { try await empty.next() }
-        full.close()
-        empty.close()
-        await #expect(throws: RequestBodyRelay.Closed.self) { try await producer.value }
-        await #expect(throws: RequestBodyRelay.Closed.self) { try await consumer.value }
-        await #expect(throws: RequestBodyRelay.Closed.self) { try await full.send(ByteBuffer(string: "y")) }
-    }
-
-    @Test("a waiting consumer is cancellable")
-    func relayCancel() async throws {
-        let relay = RequestBodyRelay(capacity: 1)
-        let consumer = Task { try await relay.next() }
-        consumer.cancel()
-        await #expect(throws: CancellationError.self) { try await consumer.value }
+extension HTTPFields {
+    /// Every value of the field called `name` (test shorthand).
+    fileprivate subscript(_ name: String) -> [String] {
+        self[values: HTTPField.Name(name)!]
     }
 }

@@ -6,11 +6,7 @@ import NIOCore
 /// The one place errors become HTTP: `{"error": {"code", "message", "retryAfter"?}, "requestId", "timestamp"}`.
 enum ErrorResponse {
     static func make(_ error: GatewayError, requestID: String, now: Double) -> Response {
-        var json = "{\"error\":{\"code\":\(JSONWriter.quoted(error.code)),\"message\":\(JSONWriter.quoted(error.message))"
-        if let retryAfter = error.retryAfter {
-            json += ",\"retryAfter\":\(retryAfter)"
-        }
-        json += "},\"requestId\":\(JSONWriter.quoted(requestID)),\"timestamp\":\(JSONWriter.quoted(HTTPDate.rfc3339(now)))}"
+        let json = Self.json(error, requestID: requestID, now: now)
 
         var headers = error.headers
         headers[.contentType] = "application/json"
@@ -19,5 +15,15 @@ enum ErrorResponse {
             headers[.retryAfter] = String(retryAfter)
         }
         return Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// The JSON body of an error answer.
+    static func json(_ error: GatewayError, requestID: String, now: Double) -> String {
+        var json = "{\"error\":{\"code\":\(JSONWriter.quoted(error.code)),\"message\":\(JSONWriter.quoted(error.message))"
+        if let retryAfter = error.retryAfter {
+            json += ",\"retryAfter\":\(retryAfter)"
+        }
+        json += "},\"requestId\":\(JSONWriter.quoted(requestID)),\"timestamp\":\(JSONWriter.quoted(HTTPDate.rfc3339(now)))}"
+        return json
     }
 }

@@ -44,6 +44,19 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         return error
     }
 
+    /// Bytes the HTTP/1.1 parser cannot read.
+    public static func malformedRequest() -> GatewayError {
+        GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: "The request is not valid HTTP/1.1.")
+    }
+
+    /// A header section over the server's size or field-count limit.
+    public static func headersTooLarge() -> GatewayError {
+        GatewayError(
+            status: .requestHeaderFieldsTooLarge, code: "HEADERS_TOO_LARGE",
+            message: "The request's header section is larger than this gateway accepts."
+        )
+    }
+
     public static func internalError() -> GatewayError {
         GatewayError(status: .internalServerError, code: "INTERNAL", message: "The gateway failed to handle the request.")
     }

@@ -48,6 +48,18 @@ enum HopByHopHeaders {
 
     /// The upstream's response fields without the hop-by-hop ones: what the client gets. `Content-Length` stays
     /// (the body is passed through unchanged); the gateway's server frames the body itself.
+    static func responseFields(_ fields: HTTPFields) -> HTTPFields {
+        let listed = Self.connectionOptions(fields)
+        var result = HTTPFields()
+        result.reserveCapacity(fields.count)
+        for field in fields where !Self.isHopByHop(field.name) && (listed.isEmpty || !listed.contains(field.name)) {
+            result.append(field)
+        }
+        return result
+    }
+
+    /// The upstream's response fields without the hop-by-hop ones: what the client gets. `Content-Length` stays
+    /// (the body is passed through unchanged); the gateway's server frames the body itself.
     static func responseFields(_ headers: HTTPHeaders) -> HTTPFields {
         let listed = Self.connectionOptions(headers)
         var fields = HTTPFields()

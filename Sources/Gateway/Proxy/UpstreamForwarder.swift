@@ -1,118 +1,192 @@
-import AsyncHTTPClient
 import HTTPTypes
 import HummingbirdCore
 import IDTokens
 import Logging
 import NIOCore
-import NIOHTTP1
+import NIOHTTPTypes
+import Synchronization
 
 /// Forwards one route's requests to its upstream and streams the answer back. Everything that does not depend
-/// on the request (the base URL, the header rules, the limits) is worked out once, when the route is built.
+/// on the request (the upstream, the header rules, the limits) is worked out once, when the route is built.
 ///
-/// A request's life: a declared `Content-Length` over the limit is a 413 before anything is sent; the body, if
-/// any, streams through a ``RequestBodyPump`` (cut off with 413 past the limit); the route's timeout bounds the
-/// wait for the response head (504); a failure before the head is a 502; after it, status, fields (less the
-/// hop-by-hop ones) and body pass through unchanged, streamed.
+/// A request's life, all on the client connection's event loop: a declared `Content-Length` over the limit is a
+/// 413 before anything is sent; a pooled keep-alive connection on the same event loop (or a new one) carries the
+/// head and then the body, streamed and counted (cut off with 413 past the limit); the route's timeout bounds the
+/// wait for the response head (504); a failure before the head is a 502 (a request without a body that fails on a
+/// reused connection — one the upstream closed meanwhile — is retried once on a new connection); after the head,
+/// status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection goes
+/// back to the pool once the answer has been read to its end.
 struct UpstreamForwarder: Sendable {
     let routeName: String
     let target: UpstreamTarget
     let headers: UpstreamRequestHeaders
-    let client: UpstreamClient
+    let pool: UpstreamPool
     let timeout: TimeAmount
     let maxBodyBytes: Int
     let metrics: GatewayMetrics
     let logger: Logger
 
+    /// Why an exchange failed before the response head.
+    enum Failure: Error {
+        case unreachable(String)
+        case timeout
+        case tooLarge
+        case clientBodyFailed
+    }
+
     func forward(_ request: Request, context: RequestContext) async throws -> Response {
         let declaredLength = request.headers[.contentLength].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         if let declaredLength, declaredLength > self.maxBodyBytes { throw GatewayError.payloadTooLarge(limit: self.maxBodyBytes) }
-        guard let url = self.target.url(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
-
-        var upstreamRequest = HTTPClientRequest(url: url)
-        upstreamRequest.method = HTTPMethod(rawValue: request.method.rawValue)
-        upstreamRequest.headers = self.headers.fields(
+        guard let path = self.target.path(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
+        var fields = self.headers.fields(
             for: request, requestID: context.requestID, identity: context.identity,
             peer: context.channel.remoteAddress?.ipAddress, now: WallClock.now()
         )
         // HTTP/1.1 framing (RFC 9112 §6.3): a body exactly when there is a Content-Length or a Transfer-Encoding.
-        let pump: RequestBodyPump?
-        if declaredLength.map({ $0 > 0 }) ?? request.headers.contains(.transferEncoding) {
-            let bodyPump = RequestBodyPump(body: request.body, limit: self.maxBodyBytes)
-            upstreamRequest.body = .stream(bodyPump.relay.buffers, length: declaredLength.map { .known(Int64($0)) } ?? .unknown)
-            pump = bodyPump
-        } else {
-            if declaredLength == 0 { upstreamRequest.body = .bytes(ByteBuffer()) }
-            pump = nil
-        }
+        let hasBody = declaredLength.map { $0 > 0 } ?? request.headers.contains(.transferEncoding)
+        if let declaredLength { fields[.contentLength] = String(declaredLength) }
+        let head = HTTPRequest(method: request.method, scheme: nil, authority: self.target.authority, path: path, headerFields: fields)
 
-        let response: HTTPClientResponse
         let sent = ContinuousClock.now
+        let (connection, response, upload): (UpstreamConnection, HTTPResponse, UpstreamUpload?)
         do {
-            let client = self.client.http
-            let deadline = NIODeadline.now() + self.timeout
-            response = try await context.cancellingWhenClientLeaves { [upstreamRequest] in
-                try await client.execute(upstreamRequest, deadline: deadline)
-            }
-        } catch {
-            await pump?.stop()
-            throw self.failure(error, requestID: context.requestID)
+            (connection, response, upload) = try await self.exchange(head, body: hasBody ? request.body : nil, context: context)
+        } catch let failure as Failure {
+            throw self.error(for: failure, requestID: context.requestID)
         }
         let waited = sent.duration(to: .now)
         self.metrics.upstreamAnswered(route: self.routeName, duration: waited)
         context.upstream?.record(waited)
 
-        let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
-        let fields = HopByHopHeaders.responseFields(response.headers)
-        if request.method == .head {
-            // The gateway drops a HEAD answer's body; end the exchange here so nothing is left running.
-            for try await _ in response.body {}
-            await pump?.stop()
-            return Response(status: status, headers: fields, body: ResponseBody(contentLength: nil) { try await $0.finish(nil) })
-        }
-        let body = response.body
+        let fieldsOut = HopByHopHeaders.responseFields(response.headerFields)
+        if response.headerFields[.connection]?.lowercased().contains("close") == true { connection.markNotReusable() }
+        let pool = self.pool
         return Response(
-            status: status, headers: fields,
+            status: response.status, headers: fieldsOut,
             body: ResponseBody(contentLength: nil) { writer in
                 do {
-                    for try await buffer in body {
-                        try await writer.write(buffer)
+                    while let part = try await connection.next() {
+                        switch part {
+                        case .head:
+                            throw Failure.unreachable("unexpected_head")
+                        case .body(let buffer):
+                            try await writer.write(buffer)
+                        case .end:
+                            // The request must be all sent for the connection to carry another exchange; an
+                            // upstream that answered early gets no more of it.
+                            if let upload, await upload.stop() != .completed { connection.markNotReusable() }
+                            pool.release(connection)
+                            try await writer.finish(nil)
+                            return
+                        }
                     }
+                    // The upstream closed before the end of its body: the client's connection closes, truncated.
+                    throw Failure.unreachable("closed_mid_body")
                 } catch {
-                    // The upstream broke off mid-body, or the client left: the connection closes, truncating the answer.
-                    await pump?.stop()
+                    connection.close()
+                    _ = await upload?.stop()
                     throw error
                 }
-                await pump?.stop()
-                try await writer.finish(nil)
             }
         )
     }
 
-    /// The error a failed upstream exchange is answered with.
-    private func failure(_ error: any Error, requestID: String) -> any Error {
-        switch error {
-        case is CancellationError, is GatewayError:
-            return error
-        case is RequestBodyPump.TooLarge:
+    /// Sends the request and waits for the response head; on a reused connection that fails before any answer,
+    /// a body-less request is tried once more on a new connection.
+    private func exchange(
+        _ head: HTTPRequest, body: RequestBody?, context: RequestContext
+    ) async throws -> (UpstreamConnection, HTTPResponse, UpstreamUpload?) {
+        let (connection, reused) = try await self.connection(on: context.channel.eventLoop)
+        do {
+            let (response, upload) = try await self.send(head, body: body, on: connection, context: context)
+            return (connection, response, upload)
+        } catch Failure.unreachable where reused && body == nil && !Task.isCancelled {
+            let fresh = try await self.newConnection(on: context.channel.eventLoop)
+            let (response, upload) = try await self.send(head, body: body, on: fresh, context: context)
+            return (fresh, response, upload)
+        }
+    }
+
+    private func connection(on eventLoop: any EventLoop) async throws -> (UpstreamConnection, Bool) {
+        do {
+            return try await self.pool.acquire(on: eventLoop)
+        } catch {
+            throw Failure.unreachable(Self.label(error))
+        }
+    }
+
+    private func newConnection(on eventLoop: any EventLoop) async throws -> UpstreamConnection {
+        do {
+            return try await self.pool.connect(on: eventLoop)
+        } catch {
+            throw Failure.unreachable(Self.label(error))
+        }
+    }
+
+    /// One exchange up to the response head. A body streams up in its own task while the head is awaited (an
+    /// upstream may answer, or mirror, before it has read everything). The route's timeout and the client going
+    /// away both close the upstream connection, which ends whatever is waiting on it.
+    private func send(
+        _ head: HTTPRequest, body: RequestBody?, on connection: UpstreamConnection, context: RequestContext
+    ) async throws -> (HTTPResponse, UpstreamUpload?) {
+        let timedOut = Atomic<Bool>(false)
+        let timer = connection.channel.eventLoop.scheduleTask(in: self.timeout) {
+            timedOut.store(true, ordering: .relaxed)
+            connection.close()
+        }
+        defer { timer.cancel() }
+        let watcher = await context.closeWatcher()
+        watcher?.watch { connection.close() }
+        defer { watcher?.unwatch() }
+        var upload: UpstreamUpload?
+        do {
+            try await withTaskCancellationHandler {
+                try await connection.outbound.write(.head(head))
+                if let body {
+                    upload = UpstreamUpload.start(body, to: connection, limit: self.maxBodyBytes)
+                } else {
+                    try await connection.outbound.write(.end(nil))
+                }
+            } onCancel: {
+                connection.close()
+            }
+            while let part = try await connection.next() {
+                guard case .head(let response) = part else { continue }
+                // Interim answers (1xx) are not passed on; the final head follows.
+                if response.status.kind == .informational { continue }
+                return (response, upload)
+            }
+        } catch {}
+        connection.close()
+        switch await upload?.stop() {
+        case .tooLarge?: throw Failure.tooLarge
+        case .clientBodyFailed?: throw Failure.clientBodyFailed
+        default: break
+        }
+        if timedOut.load(ordering: .relaxed) { throw Failure.timeout }
+        throw Failure.unreachable("closed_before_answer")
+    }
+
+    /// The error a failed exchange is answered with, counted and logged.
+    private func error(for failure: Failure, requestID: String) -> GatewayError {
+        switch failure {
+        case .tooLarge:
             return GatewayError.payloadTooLarge(limit: self.maxBodyBytes)
-        case is RequestBodyPump.ClientBodyFailed:
+        case .clientBodyFailed:
             return GatewayError.unreadableRequestBody()
-        case let error as HTTPClientError where error == .deadlineExceeded:
+        case .timeout:
             self.metrics.upstreamFailed(route: self.routeName, kind: "timeout")
             self.logger.debug("upstream timeout", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)"])
             return GatewayError.upstreamTimeout()
-        default:
-            let reason = (error as? HTTPClientError).map { Self.label($0.shortDescription) } ?? Self.label("\(type(of: error))")
+        case .unreachable(let reason):
             self.metrics.upstreamFailed(route: self.routeName, kind: "unreachable")
-            self.logger.debug(
-                "upstream unreachable", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)", "reason": "\(reason)"]
-            )
+            self.logger.debug("upstream unreachable", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)", "reason": "\(reason)"])
             return GatewayError.upstreamUnreachable(reason: reason)
         }
     }
 
-    /// `Connect timeout` → `connect_timeout`: a snake_case metric label.
-    private static func label(_ text: String) -> String {
-        String(text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    /// An error's type as a snake_case label (`IOError` → `ioerror`).
+    private static func label(_ error: any Error) -> String {
+        String("\(type(of: error))".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

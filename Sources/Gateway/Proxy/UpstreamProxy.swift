@@ -3,10 +3,11 @@ import IDTokens
 import Logging
 import NIOCore
 public import ServiceLifecycle
+import Synchronization
 
 /// Forwards requests to upstream HTTP services (routes with `upstream:`), after the gateway's own authentication
-/// and rate limits. Owns the pooled HTTP client every upstream route shares: a `Service` so that the client is
-/// shut down after the server has stopped (the ServiceGroup stops services in reverse order).
+/// and rate limits. Owns the keep-alive connection pools (one per upstream, shared by the routes to it): a
+/// `Service` so that they are closed after the server has stopped (the ServiceGroup stops services in reverse order).
 public struct UpstreamProxy: Service {
     let settings: ProxySettings
     let trustedProxies: [IPAddressRange]
@@ -17,7 +18,7 @@ public struct UpstreamProxy: Service {
     let assertionHeader: HTTPField.Name
     /// The key and header of the assertions this gateway signs (nil: none).
     let assertion: IdentityAssertionVerifier?
-    let client: UpstreamClient
+    private let pools: Pools
     let metrics: GatewayMetrics
     let logger: Logger
 
@@ -37,10 +38,17 @@ public struct UpstreamProxy: Service {
         self.assertionHeader = try IdentityAssertionVerifier.headerName(settings.assertionHeader)
         self.assertion = try IdentityAssertionVerifier(settings: settings)
         self.logger = logger
-        self.client = UpstreamClient(settings: settings)
+        self.pools = Pools()
     }
 
     func handler(for route: RouteConfiguration, upstream: UpstreamURL) -> RouteHandler {
+        let pool: UpstreamPool
+        do {
+            pool = try self.pools.pool(for: upstream, settings: self.settings)
+        } catch {
+            self.logger.error("no TLS context for an https upstream", metadata: ["route": "\(route.name)"])
+            return { _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }
+        }
         let forwarder = UpstreamForwarder(
             routeName: route.name,
             target: UpstreamTarget(upstream: upstream, path: route.path),
@@ -51,7 +59,7 @@ public struct UpstreamProxy: Service {
                 forwardAuthorization: route.forwardAuthorization,
                 trustedProxies: self.trustedProxies
             ),
-            client: self.client,
+            pool: pool,
             timeout: .nanoseconds(Int64(route.timeoutSeconds * 1_000_000_000)),
             maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
             metrics: self.metrics,
@@ -63,6 +71,29 @@ public struct UpstreamProxy: Service {
     /// Waits for graceful shutdown (the server has stopped by then), then closes the pooled connections.
     public func run() async throws {
         try? await gracefulShutdown()
-        try await self.client.shutdown()
+        self.pools.shutdown()
+    }
+
+    /// One pool per upstream origin.
+    private final class Pools: Sendable {
+        private let pools = Mutex<[String: UpstreamPool]>([:])
+
+        func pool(for upstream: UpstreamURL, settings: ProxySettings) throws -> UpstreamPool {
+            let key = "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
+            if let pool = self.pools.withLock({ $0[key] }) { return pool }
+            let pool = try UpstreamPool(
+                upstream: upstream, connectTimeout: .nanoseconds(Int64(settings.connectTimeoutSeconds * 1_000_000_000)),
+                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream
+            )
+            return self.pools.withLock { pools in
+                if let existing = pools[key] { return existing }
+                pools[key] = pool
+                return pool
+            }
+        }
+
+        func shutdown() {
+            for pool in self.pools.withLock({ Array($0.values) }) { pool.shutdown() }
+        }
     }
 }

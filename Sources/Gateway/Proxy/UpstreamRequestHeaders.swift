@@ -32,7 +32,7 @@ struct UpstreamRequestHeaders: Sendable {
 
     /// Fields with a rule of their own; any other field is copied unless it is hop-by-hop.
     private let handling: [HTTPField.Name: Handling]
-    private let assertionName: String
+    private let assertionName: HTTPField.Name
     private let assertionKey: IdentityAssertionKey?
     private let trustedProxies: [IPAddressRange]
 
@@ -49,7 +49,7 @@ struct UpstreamRequestHeaders: Sendable {
         for name in identityHeaders { handling[name] = .drop }
         if !forwardAuthorization { handling[.authorization] = .drop }
         self.handling = handling
-        self.assertionName = assertionHeader.rawName
+        self.assertionName = assertionHeader
         self.assertionKey = assertionKey
         self.trustedProxies = trustedProxies
     }
@@ -58,14 +58,14 @@ struct UpstreamRequestHeaders: Sendable {
     /// - Parameters:
     ///   - peer: the TCP peer's IP address (nil when unknown).
     ///   - now: Unix seconds, for the assertion's timestamp.
-    func fields(for request: Request, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPHeaders {
+    func fields(for request: Request, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPFields {
         let source = request.headers
         let listed = HopByHopHeaders.connectionOptions(source)
         let peerTrusted = !self.trustedProxies.isEmpty && peer.map { peer in self.trustedProxies.contains { $0.contains(peer) } } ?? false
         var forwardedFor: String?
         var forwardedProto: String?
         var forwardedHost: String?
-        var headers = HTTPHeaders()
+        var headers = HTTPFields()
         headers.reserveCapacity(source.count + 6)
         for field in source {
             let name = field.name
@@ -89,24 +89,21 @@ struct UpstreamRequestHeaders: Sendable {
             } else if HopByHopHeaders.isHopByHop(name) {
                 continue
             }
-            headers.add(name: name.rawName, value: field.value)
+            headers.append(field)
         }
         // `forwardedFor` is only set when the peer is known and trusted.
         if let peer {
-            headers.add(name: Self.forwardedFor.rawName, value: forwardedFor.map { $0 + ", " + peer } ?? peer)
+            headers.append(HTTPField(name: Self.forwardedFor, value: forwardedFor.map { $0 + ", " + peer } ?? peer))
         }
-        headers.add(name: Self.forwardedProto.rawName, value: forwardedProto ?? "http")
+        headers.append(HTTPField(name: Self.forwardedProto, value: forwardedProto ?? "http"))
         if let host = forwardedHost ?? request.head.authority {
-            headers.add(name: Self.forwardedHost.rawName, value: host)
+            headers.append(HTTPField(name: Self.forwardedHost, value: host))
         }
-        headers.add(name: Self.requestID.rawName, value: requestID)
+        headers.append(HTTPField(name: Self.requestID, value: requestID))
         if let identity {
-            headers.add(name: Self.userID.rawName, value: identity.uid)
+            headers.append(HTTPField(name: Self.userID, value: identity.uid))
             if let key = self.assertionKey {
-                headers.add(
-                    name: self.assertionName,
-                    value: IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key)
-                )
+                headers.append(HTTPField(name: self.assertionName, value: IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key)))
             }
         }
         return headers

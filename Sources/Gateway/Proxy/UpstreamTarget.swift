@@ -3,15 +3,22 @@
 /// to the base path itself). The path is passed on as the client sent it (percent-encoding untouched), but a
 /// path with a `.` or `..` segment (also percent-encoded) is refused: it could climb out of the base path.
 struct UpstreamTarget: Sendable {
-    /// `scheme://host:port/base`, without a trailing `/`.
-    let base: String
+    /// `scheme://host:port`.
+    let origin: String
+    /// The base path, without a trailing `/` ("" at the root).
+    let basePath: String
+    /// `host:port` (the `Host` of upstream requests).
+    let authority: String
     /// The UTF-8 length of a prefix route's prefix; nil for an exact route.
     let prefixLength: Int?
     /// An upstream at its root: an exact route maps to `/`.
     let atRoot: Bool
 
     init(upstream: UpstreamURL, path: Route.PathMatch) {
-        self.base = upstream.description
+        let host = upstream.host.contains(":") ? "[\(upstream.host)]" : upstream.host
+        self.authority = "\(host):\(upstream.port)"
+        self.origin = "\(upstream.scheme)://\(self.authority)"
+        self.basePath = upstream.basePath
         self.atRoot = upstream.basePath.isEmpty
         switch path {
         case .prefix(let prefix): self.prefixLength = prefix.utf8.count
@@ -21,7 +28,13 @@ struct UpstreamTarget: Sendable {
 
     /// The upstream URL for a request's path (which the route matched) and query; nil for a dot segment.
     func url(path: String, query: String?) -> String? {
-        var url = self.base
+        self.path(path: path, query: query).map { self.origin + $0 }
+    }
+
+    /// The upstream request target (origin form: path and query) for a request's path and query; nil for a dot
+    /// segment.
+    func path(path: String, query: String?) -> String? {
+        var url = self.basePath
         if let prefixLength = self.prefixLength {
             let remainder = Substring(path.utf8.dropFirst(prefixLength))
             guard !Self.hasDotSegment(remainder) else { return nil }
@@ -30,6 +43,7 @@ struct UpstreamTarget: Sendable {
         } else if self.atRoot {
             url += "/"
         }
+        if url.isEmpty { url = "/" }
         if let query {
             url += "?"
             url += query

@@ -21,6 +21,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let headerTimeout: TimeAmount
+    private let requestIDs: RequestIDGenerator
     private var headerDeadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var headsRead = 0
@@ -28,8 +29,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var closeAfterAnswer = false
     private var answeredParseError = false
 
-    init(headerTimeout: TimeAmount) {
+    init(headerTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
         self.headerTimeout = headerTimeout
+        self.requestIDs = requestIDs
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -94,20 +96,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !self.answeredParseError else { return }
         self.answeredParseError = true
         self.disarmHeaderDeadline()
-        let answer: (HTTPResponse.Status, String, String) =
-            parserError == .headerOverflow
-            ? (.requestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE", "The request's header section is larger than this gateway accepts.")
-            : (.badRequest, "MALFORMED_REQUEST", "The request is not valid HTTP/1.1.")
-        let json =
-            "{\"error\":{\"code\":\"\(answer.1)\",\"message\":\"\(answer.2)\"},\"timestamp\":\(JSONWriter.quoted(HTTPDate.rfc3339(WallClock.now())))}"
+        let error: GatewayError = parserError == .headerOverflow ? .headersTooLarge() : .malformedRequest()
+        let requestID = self.requestIDs.next()
+        let json = ErrorResponse.json(error, requestID: requestID, now: WallClock.now())
         var headers = HTTPFields()
+        headers[GatewayResponder.requestIDHeader] = requestID
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(json.utf8.count)
         headers[.connection] = "close"
         headers[.cacheControl] = "no-store"
-        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: answer.0, headerFields: headers))), promise: nil)
+        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: error.status, headerFields: headers))), promise: nil)
         context.write(self.wrapOutboundOut(.body(context.channel.allocator.buffer(string: json))), promise: nil)
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     private func armHeaderDeadline(_ context: ChannelHandlerContext) {

@@ -122,7 +122,7 @@ public struct GatewayApplication: Sendable {
                 !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
             },
             metrics: MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover),
-            openAPI: { _, _ in throw GatewayError.notFound() },
+            openAPI: OpenAPIHandler.handler(),
             proxy: self.proxy, limits: configuration.server
         )
         let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)

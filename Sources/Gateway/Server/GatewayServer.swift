@@ -27,7 +27,7 @@ public struct GatewayServer: Service {
                 try await responder.respond(to: request, writer: writer, channel: channel)
             },
             configuration: .init(
-                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout)],
+                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout, requestIDs: responder.requestIDs)],
                 idleTimeout: .nanoseconds(Int64(limits.idleTimeoutSeconds * 1_000_000_000)),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,

@@ -1,0 +1,78 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOPosix
+import NIOSSL
+
+/// One HTTP/1.1 keep-alive connection to an upstream, on one event loop, carrying one exchange at a time.
+///
+/// A long-lived task owns the channel (`executeThenClose`) and lends its inbound iterator and outbound writer to
+/// the exchanges the pool hands the connection to; the pool guarantees one exchange at a time, which is what makes
+/// the unchecked `Sendable` sound.
+final class UpstreamConnection: @unchecked Sendable {
+    typealias AsyncChannel = NIOAsyncChannel<HTTPResponsePart, HTTPRequestPart>
+
+    let channel: any Channel
+    private var inbound: NIOAsyncChannelInboundStream<HTTPResponsePart>.AsyncIterator
+    let outbound: NIOAsyncChannelOutboundWriter<HTTPRequestPart>
+    /// Set when the connection must not carry another exchange (`Connection: close`, an unfinished exchange).
+    private(set) var isReusable = true
+
+    private init(
+        channel: any Channel, inbound: NIOAsyncChannelInboundStream<HTTPResponsePart>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPRequestPart>
+    ) {
+        self.channel = channel
+        self.inbound = inbound
+        self.outbound = outbound
+    }
+
+    /// The next response part; nil once the upstream has closed the connection.
+    func next() async throws -> HTTPResponsePart? {
+        try await self.inbound.next()
+    }
+
+    func markNotReusable() {
+        self.isReusable = false
+    }
+
+    /// Closes the connection (whatever is waiting on it fails).
+    func close() {
+        self.isReusable = false
+        self.channel.close(promise: nil)
+    }
+
+    /// Connects on `eventLoop` (TLS for https, verifying the upstream's certificate against the system roots).
+    static func connect(
+        to upstream: UpstreamURL, on eventLoop: any EventLoop, timeout: TimeAmount, tls: NIOSSLContext?
+    ) async throws -> UpstreamConnection {
+        let serverHostname = upstream.host.contains(":") ? nil : upstream.host
+        let asyncChannel = try await ClientBootstrap(group: eventLoop)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: upstream.host, port: upstream.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
+                    return try AsyncChannel(wrappingChannelSynchronously: channel)
+                }
+            }
+        return await withCheckedContinuation { continuation in
+            // The owner: lends the channel's streams out, and closes the channel once nobody can use it.
+            Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+                try? await asyncChannel.executeThenClose { inbound, outbound in
+                    let connection = UpstreamConnection(
+                        channel: asyncChannel.channel, inbound: inbound.makeAsyncIterator(), outbound: outbound
+                    )
+                    continuation.resume(returning: connection)
+                    try await asyncChannel.channel.closeFuture.get()
+                }
+            }
+        }
+    }
+}

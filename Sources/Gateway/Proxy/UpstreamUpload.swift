@@ -1,0 +1,80 @@
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// A request body streaming to an upstream in its own task (on the connection's event loop), counted against the
+/// route's limit, while the exchange waits for the answer.
+///
+/// It reads the client connection's inbound stream, so it is always stopped before the response completes:
+/// HummingbirdCore reads the same stream for the next request afterwards.
+final class UpstreamUpload: Sendable {
+    enum Outcome: Sendable, Equatable {
+        case running
+        /// All of the body and the end of the request were sent.
+        case completed
+        /// The body passed the route's limit (the upstream connection is closed).
+        case tooLarge
+        /// Reading the client's body failed: the client went away or sent a malformed body.
+        case clientBodyFailed
+        /// Writing to the upstream failed (it closed early, perhaps after answering).
+        case upstreamClosed
+        /// Stopped before it could finish (the upstream answered first).
+        case stopped
+    }
+
+    private let outcome = Mutex<Outcome>(.running)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    private init() {}
+
+    static func start(_ body: RequestBody, to connection: UpstreamConnection, limit: Int) -> UpstreamUpload {
+        let upload = UpstreamUpload()
+        let task = Task(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+            let result = await Self.copy(body, to: connection, limit: limit)
+            if result == .tooLarge { connection.close() }
+            upload.outcome.withLock { if $0 == .running { $0 = result } }
+        }
+        upload.task.withLock { $0 = task }
+        return upload
+    }
+
+    /// Cancels the copy if it is still running, waits for it, and says how it ended.
+    func stop() async -> Outcome {
+        guard let task = self.task.withLock({ $0 }) else { return self.outcome.withLock { $0 } }
+        if self.outcome.withLock({ $0 == .running }) { task.cancel() }
+        await task.value
+        return self.outcome.withLock { outcome in
+            if outcome == .running { outcome = .stopped }
+            return outcome
+        }
+    }
+
+    private static func copy(_ body: RequestBody, to connection: UpstreamConnection, limit: Int) async -> Outcome {
+        var received = 0
+        var iterator = body.makeAsyncIterator()
+        while true {
+            let buffer: ByteBuffer?
+            do {
+                buffer = try await iterator.next()
+            } catch {
+                return Task.isCancelled ? .stopped : .clientBodyFailed
+            }
+            if Task.isCancelled { return .stopped }
+            guard let buffer else { break }
+            received += buffer.readableBytes
+            guard received <= limit else { return .tooLarge }
+            do {
+                try await connection.outbound.write(.body(buffer))
+            } catch {
+                return .upstreamClosed
+            }
+        }
+        do {
+            try await connection.outbound.write(.end(nil))
+        } catch {
+            return .upstreamClosed
+        }
+        return .completed
+    }
+}

@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# Side by side on one machine, in one run, interleaved rounds: StoryGate and HAProxy 2.6 each verifying a Firebase
+# RS256 ID token, limiting per user and proxying to the same small nginx upstream; nginx as a plain proxy without
+# auth and the upstream alone as the ceilings. Two modes: 1,000 users' tokens rotating (StoryGate's verified-token
+# cache helps), and fresh (StoryGate with TOKEN_CACHE_SIZE=0: every request pays for RSA, as HAProxy 2.6 always does).
+#
+#   bench/versus-haproxy.sh                      # release build; 2 modes x 3 rounds x 4 targets x 10 s: ~5 minutes
+#   bench/versus-haproxy.sh --binary PATH --out results.md
+#   bench/versus-haproxy.sh --debug --duration 2 --rounds 1 --warmup 1   # smoke run (numbers meaningless)
+#
+# Installs haproxy, nginx and wrk with apt-get when missing (their services are not started). Checks every auth
+# target before timing (a valid token -> 200 with the upstream's body; no token, expired, wrong key, tampered
+# signature, wrong audience, alg none -> 401), so nobody benchmarks a misconfigured gateway. Method, and what each
+# target does: BENCHMARKS.md, "Side by side with HAProxy".
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() {
+  cat <<'EOF'
+usage: bench/versus-haproxy.sh [options]
+
+  --binary PATH          use this storygate binary (default: a release build of this checkout)
+  --debug                build and use a debug binary (smoke runs only: the numbers mean nothing)
+  --rounds N             interleaved rounds per mode (default 3)
+  --duration SECONDS     one target's run in a round (default 10)
+  --warmup SECONDS       an unmeasured run of each target before a mode's rounds (default 2)
+  --connections N        wrk connections (default 64)
+  --threads N            wrk threads (default 1; see BENCHMARKS.md for why)
+  --tokens N             distinct users' tokens rotating (default 1000)
+  --modes LIST           rotating,fresh (default both)
+  --targets LIST         storygate,haproxy,nginx,upstream (default all four, in that order within a round)
+  --storygate-route R    proxy (GET /api/bench through the configured upstream route), me (GET /v1/me: auth
+                         only, NO PROXY HOP; HAProxy then answers by itself too), or auto (default: proxy when
+                         the binary takes --config, else me)
+  --access-log           StoryGate writes its access log (default off: HAProxy and nginx log nothing here)
+  --base-port N          ports N..N+5 on 127.0.0.1 (default 18200)
+  --out FILE             also write the results (markdown) to FILE
+  --keep                 keep the temporary directory (configs, logs, tokens, wrk output)
+EOF
+}
+
+command_line="$*"
+mode=release binary="" rounds=3 duration=10 warmup=2 connections=64 threads=1 token_count=1000
+modes="rotating,fresh" targets="storygate,haproxy,nginx,upstream" route=auto access_log=0 base_port=18200 out=""
+while (($#)); do
+  case $1 in
+    --binary) mode=path binary=$2; shift ;;
+    --debug) mode=debug ;;
+    --rounds) rounds=$2; shift ;;
+    --duration) duration=${2%s}; shift ;;
+    --warmup) warmup=${2%s}; shift ;;
+    --connections) connections=$2; shift ;;
+    --threads) threads=$2; shift ;;
+    --tokens) token_count=$2; shift ;;
+    --modes) modes=$2; shift ;;
+    --targets) targets=$2; shift ;;
+    --storygate-route) route=$2; shift ;;
+    --access-log) access_log=1 ;;
+    --base-port) base_port=$2; shift ;;
+    --out) out=$2; shift ;;
+    --keep) BENCH_KEEP=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; bench_die "unknown option $1" ;;
+  esac
+  shift
+done
+IFS=, read -r -a mode_list <<<"$modes"
+IFS=, read -r -a target_list <<<"$targets"
+for m in "${mode_list[@]}"; do case $m in rotating | fresh) ;; *) bench_die "--modes: rotating or fresh, not $m" ;; esac; done
+for t in "${target_list[@]}"; do case $t in storygate | haproxy | nginx | upstream) ;; *) bench_die "--targets: unknown target $t" ;; esac; done
+case $route in auto | proxy | me) ;; *) bench_die "--storygate-route: auto, proxy or me, not $route" ;; esac
+[ -z "$out" ] || out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+
+bench_install wrk haproxy nginx curl openssl python3
+haproxy_version=$(haproxy -v 2>&1 | sed -n 's/^HAProxy version \([0-9]*\.[0-9]*\).*/\1/p' | head -1)
+awk -v v="$haproxy_version" 'BEGIN { split(v, p, "."); exit !(p[1] > 2 || (p[1] == 2 && p[2] >= 6)) }' ||
+  bench_die "haproxy $haproxy_version is too old: http_auth_bearer needs 2.6 (Debian 12's package)"
+
+bench_init versus
+binary=$(bench_storygate_binary "$mode" "$binary")
+if [ "$route" = auto ]; then
+  if bench_supports_config "$binary"; then route=proxy; else route=me; fi
+fi
+if [ "$route" = proxy ] && ! bench_supports_config "$binary"; then
+  bench_die "this storygate has no --config, so no proxy route: use --storygate-route me (or a newer binary)"
+fi
+
+upstream_port=$base_port
+nginx_port=$((base_port + 1))
+haproxy_port=$((base_port + 2))
+haproxy_local_port=$((base_port + 3))
+storygate_port=$((base_port + 4))
+storygate_fresh_port=$((base_port + 5))
+bench_require_ports "$upstream_port" "$nginx_port" "$haproxy_port" "$haproxy_local_port" "$storygate_port" "$storygate_fresh_port"
+
+project=storygate-dev
+issuer="https://securetoken.google.com/$project"
+T=$BENCH_TMP
+
+# --- tokens -------------------------------------------------------------------------------------------------
+bench_log "minting $token_count tokens and the bad ones for the checks"
+bench_mint "$binary" "$token_count" "$T/tokens.txt"
+expired_minted=$(date +%s)
+bench_mint "$binary" 1 "$T/expired.txt" 1 expired
+ENV=dev "$binary" mint-token --uid audience --project other-project --certs-dir "$BENCH_REPO/certs/dev" >"$T/wrong-audience.txt" 2>/dev/null
+# Signed by another key, under the dev certificate's kid: the signature is what must fail.
+mkdir -p "$T/wrong-key"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/wrong-key/signing-key.pem" -out "$T/wrong-key/cert.pem" -days 2 \
+  -subj "/CN=storygate bench wrong key" >/dev/null 2>&1 || bench_die "openssl could not make a throwaway key"
+python3 - "$BENCH_REPO/certs/dev/certs.json" "$T/wrong-key/cert.pem" "$T/wrong-key/certs.json" "$T/cert.pem" <<'PY'
+import json, sys
+dev = json.load(open(sys.argv[1]))
+kid, pem = next(iter(dev.items()))
+json.dump({kid: open(sys.argv[2]).read()}, open(sys.argv[3], "w"))
+open(sys.argv[4], "w").write(pem)  # the dev certificate as PEM
+PY
+# HAProxy 2.6's jwt_verify reads its key file with PEM_read_bio_PUBKEY: a PEM public key, not a certificate (given
+# a certificate it warns "file not found" and every verification fails with -5). So: the dev certificate's key.
+openssl x509 -in "$T/cert.pem" -pubkey -noout >"$T/dev-public-key.pem" || bench_die "openssl could not read the dev certificate"
+ENV=dev "$binary" mint-token --uid wrongkey --certs-dir "$T/wrong-key" >"$T/wrong-key.txt" 2>/dev/null ||
+  bench_die "could not mint the wrong-key token"
+valid_token=$(head -1 "$T/tokens.txt")
+IFS=. read -r valid_header valid_payload valid_signature <<<"$valid_token"
+middle=$((${#valid_signature} / 2))
+flipped=B
+[ "${valid_signature:middle:1}" = B ] && flipped=C
+tampered_token="$valid_header.$valid_payload.${valid_signature:0:middle}$flipped${valid_signature:middle+1}"
+none_header=$(printf '{"alg":"none","typ":"JWT"}' | base64 -w0 | tr '+/' '-_' | tr -d '=')
+none_token="$none_header.$valid_payload."
+
+# --- configs --------------------------------------------------------------------------------------------------
+render() { # render TEMPLATE OUTPUT: fills the @NAME@ placeholders
+  sed -e "s|@TMP@|$T|g" -e "s|@UPSTREAM_PORT@|$upstream_port|g" -e "s|@PROXY_PORT@|$2|g" \
+    -e "s|@LOCAL_PORT@|$haproxy_local_port|g" -e "s|@PUBLIC_KEY@|$T/dev-public-key.pem|g" -e "s|@ISSUER@|$issuer|g" \
+    -e "s|@AUDIENCE@|$project|g" -e "s|@THREADS@|$(nproc)|g" "$1" >"$3"
+}
+mkdir -p "$T/nginx-upstream" "$T/nginx-proxy" "$T/media"
+render "$BENCH_DIR/nginx/upstream.conf.in" "$upstream_port" "$T/nginx-upstream.conf"
+render "$BENCH_DIR/nginx/proxy.conf.in" "$nginx_port" "$T/nginx-proxy.conf"
+render "$BENCH_DIR/haproxy/haproxy.cfg.in" "$haproxy_port" "$T/haproxy.cfg"
+render "$BENCH_DIR/storygate/bench.yaml" "$storygate_port" "$T/storygate.yaml"
+haproxy -c -f "$T/haproxy.cfg" >"$T/haproxy-check.log" 2>&1 || { cat "$T/haproxy-check.log" >&2; bench_die "haproxy refused its config"; }
+# haproxy -c passes with only a warning when jwt_verify cannot load its key; that would benchmark 401s.
+! grep -q 'WARNING' "$T/haproxy-check.log" || { cat "$T/haproxy-check.log" >&2; bench_die "haproxy warned about its config (above)"; }
+nginx -t -q -p "$T" -e "$T/nginx-check.log" -c "$T/nginx-upstream.conf" 2>&1 || bench_die "nginx refused the upstream config"
+nginx -t -q -p "$T" -e "$T/nginx-check.log" -c "$T/nginx-proxy.conf" 2>&1 || bench_die "nginx refused the proxy config"
+
+# --- processes ----------------------------------------------------------------------------------------------
+bench_log "starting the upstream, nginx, HAProxy and StoryGate ($route route)"
+bench_spawn nginx-upstream "$T/nginx-upstream.out" nginx -p "$T" -e "$T/nginx-upstream.error.log" -c "$T/nginx-upstream.conf" -g 'daemon off;'
+upstream_pid=$BENCH_LAST_PID
+bench_spawn nginx-proxy "$T/nginx-proxy.out" nginx -p "$T" -e "$T/nginx-proxy.error.log" -c "$T/nginx-proxy.conf" -g 'daemon off;'
+nginx_pid=$BENCH_LAST_PID
+bench_spawn haproxy "$T/haproxy.out" haproxy -db -f "$T/haproxy.cfg"
+haproxy_pid=$BENCH_LAST_PID
+
+# The load-test environment without RATE_LIMIT_SHADOW=all: the api limit is a real one here, like HAProxy's stick
+# table (see bench/storygate/bench.yaml).
+storygate_environment=()
+mapfile -t storygate_environment < <(bench_storygate_env | grep -v '^RATE_LIMIT_SHADOW=')
+if ((access_log)); then
+  storygate_environment+=(ACCESS_LOG=true LOG_LEVEL=info)
+else
+  storygate_environment+=(ACCESS_LOG=false LOG_LEVEL=warning)
+fi
+start_storygate() { # start_storygate PORT CACHE_SIZE NAME
+  local arguments=(serve --host 127.0.0.1 --port "$1")
+  [ "$route" = proxy ] && arguments+=(--config "$T/storygate.yaml")
+  bench_bounded_log "$T/$3.log"
+  bench_spawn "$3" "$BENCH_FIFO" env -u OPENAI_API_KEY -u OPENAI_API_KEY_FILE -u OPENAI_BASE_URL -u STORYGATE_CONFIG \
+    "${storygate_environment[@]}" "TOKEN_CACHE_SIZE=$2" "$binary" "${arguments[@]}"
+}
+start_storygate "$storygate_port" 10000 storygate
+storygate_pid=$BENCH_LAST_PID
+start_storygate "$storygate_fresh_port" 0 storygate-fresh
+storygate_fresh_pid=$BENCH_LAST_PID
+
+wait_or_die() { # wait_or_die URL PID NAME LOG [STATUS]
+  bench_wait_http "$1" "$2" 60 "${5:-200}" || { sleep 0.5; cat "$4" >&2 2>/dev/null; bench_die "$3 did not start (log above)"; }
+}
+wait_or_die "http://127.0.0.1:$upstream_port/" "$upstream_pid" "the nginx upstream" "$T/nginx-upstream.error.log"
+wait_or_die "http://127.0.0.1:$nginx_port/" "$nginx_pid" "nginx (proxy)" "$T/nginx-proxy.error.log"
+wait_or_die "http://127.0.0.1:$haproxy_port/" "$haproxy_pid" "HAProxy" "$T/haproxy.out" 401
+wait_or_die "http://127.0.0.1:$storygate_port/readyz" "$storygate_pid" "StoryGate" "$T/storygate.log"
+wait_or_die "http://127.0.0.1:$storygate_fresh_port/readyz" "$storygate_fresh_pid" "StoryGate (fresh)" "$T/storygate-fresh.log"
+
+# --- correctness before timing ------------------------------------------------------------------------------
+if [ "$route" = proxy ]; then sg_path=/api/bench; ha_port=$haproxy_port; else sg_path=/v1/me; ha_port=$haproxy_local_port; fi
+proxy_path=/api/bench
+sleep_until=$((expired_minted + 2))
+while (($(date +%s) < sleep_until)); do sleep 0.2; done
+failures=0
+check() { # check NAME URL EXPECTED_STATUS BODY_PATTERN [TOKEN]
+  local name=$1 url=$2 want=$3 pattern=$4 token=${5:-} status
+  local arguments=(-s -o "$T/check.body" -D "$T/check.headers" -w '%{http_code}' --max-time 10)
+  [ -n "$token" ] && arguments+=(-H "Authorization: Bearer $token")
+  status=$(curl "${arguments[@]}" "$url" || true)
+  if [ "$status" = "$want" ] && { [ -z "$pattern" ] || grep -q -- "$pattern" "$T/check.body"; }; then
+    printf '  ok    %-44s %s\n' "$name" "$status" >&2
+  else
+    printf '  FAIL  %-44s got %s, want %s%s: %s\n' "$name" "$status" "$want" "${pattern:+ with $pattern}" "$(head -c 300 "$T/check.body")" >&2
+    failures=$((failures + 1))
+  fi
+}
+bench_log "checking every target before timing"
+ok_body='"ok":true'
+for target in storygate storygate-fresh haproxy; do
+  case $target in
+    storygate) url="http://127.0.0.1:$storygate_port$sg_path"; body=$ok_body; [ "$route" = me ] && body='"uid":"load-1"' ;;
+    storygate-fresh) url="http://127.0.0.1:$storygate_fresh_port$sg_path"; body=$ok_body; [ "$route" = me ] && body='"uid":"load-1"' ;;
+    haproxy) url="http://127.0.0.1:$ha_port$proxy_path"; body=$ok_body ;;
+  esac
+  check "$target: valid token" "$url" 200 "$body" "$valid_token"
+  check "$target: no token" "$url" 401 ""
+  check "$target: expired token" "$url" 401 "" "$(cat "$T/expired.txt")"
+  check "$target: signed by another key" "$url" 401 "" "$(cat "$T/wrong-key.txt")"
+  check "$target: tampered signature" "$url" 401 "" "$tampered_token"
+  check "$target: wrong audience and issuer" "$url" 401 "" "$(cat "$T/wrong-audience.txt")"
+  check "$target: alg none" "$url" 401 "" "$none_token"
+  check "$target: not a JWT" "$url" 401 "" "not-a-token"
+done
+if [ "$route" = proxy ]; then
+  check "storygate: the api limit is on the route" "http://127.0.0.1:$storygate_port$sg_path" 200 "$ok_body" "$valid_token"
+  grep -qi '^ratelimit-policy: "api"' "$T/check.headers" || { printf '  FAIL  storygate: no RateLimit-Policy "api" header\n' >&2; failures=$((failures + 1)); }
+fi
+check "nginx proxy: passes on" "http://127.0.0.1:$nginx_port$proxy_path" 200 "$ok_body" "$valid_token"
+check "upstream alone" "http://127.0.0.1:$upstream_port$proxy_path" 200 "$ok_body" "$valid_token"
+((failures == 0)) || { BENCH_KEEP=1; bench_die "$failures check(s) failed: not benchmarking a misconfigured target"; }
+
+# --- rounds -------------------------------------------------------------------------------------------------
+declare -A target_url target_pids
+target_url[haproxy]="http://127.0.0.1:$ha_port"
+target_url[nginx]="http://127.0.0.1:$nginx_port"
+target_url[upstream]="http://127.0.0.1:$upstream_port"
+target_pids[haproxy]=$(bench_tree "$haproxy_pid" | tr '\n' ' ')
+target_pids[nginx]=$(bench_tree "$nginx_pid" | tr '\n' ' ')
+target_pids[upstream]=$(bench_tree "$upstream_pid" | tr '\n' ' ')
+target_path() { if [ "$1" = storygate ]; then printf '%s\n' "$sg_path"; else printf '%s\n' "$proxy_path"; fi; }
+
+printf 'mode\tround\ttarget\trps\tp50_us\tp99_us\tcpu_s\tper_cpu_s\terrors\n' >"$T/rounds.tsv"
+total_seconds=$(( ${#mode_list[@]} * ${#target_list[@]} * (warmup + rounds * duration) ))
+bench_log "timing: ${#mode_list[@]} mode(s) x $rounds round(s) x ${#target_list[@]} target(s) x ${duration}s (+ ${warmup}s warm-up each): about $((total_seconds / 60)) min $((total_seconds % 60)) s"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+bad_rounds=0
+for m in "${mode_list[@]}"; do
+  if [ "$m" = rotating ]; then
+    target_url[storygate]="http://127.0.0.1:$storygate_port"; target_pids[storygate]=$storygate_pid
+  else
+    target_url[storygate]="http://127.0.0.1:$storygate_fresh_port"; target_pids[storygate]=$storygate_fresh_pid
+  fi
+  if ((warmup > 0)); then
+    for t in "${target_list[@]}"; do
+      bench_wrk "${target_url[$t]}" "$warmup" "$connections" "$threads" "$T/tokens.txt" "WRK_PATH=$(target_path "$t")" >/dev/null
+    done
+  fi
+  for ((r = 1; r <= rounds; r++)); do
+    for t in "${target_list[@]}"; do
+      # shellcheck disable=SC2086
+      before=$(bench_cpu_ticks ${target_pids[$t]})
+      line=$(bench_wrk "${target_url[$t]}" "$duration" "$connections" "$threads" "$T/tokens.txt" "WRK_PATH=$(target_path "$t")")
+      # shellcheck disable=SC2086
+      after=$(bench_cpu_ticks ${target_pids[$t]})
+      requests=$(bench_field "$line" requests)
+      errors=$(($(bench_field "$line" non2xx) + $(bench_field "$line" connect) + $(bench_field "$line" read) +
+        $(bench_field "$line" write) + $(bench_field "$line" timeout)))
+      cpu=$(awk -v t=$((after - before)) -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.2f", t / hz }')
+      per_cpu=$(awk -v r="$requests" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", r / c; else print 0 }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$r" "$t" "$(bench_field "$line" rps)" \
+        "$(bench_field "$line" p50_us)" "$(bench_field "$line" p99_us)" "$cpu" "$per_cpu" "$errors" >>"$T/rounds.tsv"
+      printf '  %-8s round %d  %-9s %9s req/s  p50 %6s ms  p99 %6s ms  CPU %5s s  %7s req/CPU-s  errors %s\n' "$m" "$r" "$t" \
+        "$(bench_field "$line" rps)" "$(bench_ms "$(bench_field "$line" p50_us)")" "$(bench_ms "$(bench_field "$line" p99_us)")" \
+        "$cpu" "$per_cpu" "$errors" >&2
+      ((errors == 0)) || bad_rounds=$((bad_rounds + 1))
+    done
+  done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+for pid in "$upstream_pid" "$nginx_pid" "$haproxy_pid" "$storygate_pid" "$storygate_fresh_pid"; do
+  kill -0 "$pid" 2>/dev/null || bench_die "a target exited during the run (logs in $T)"
+done
+
+# --- report -------------------------------------------------------------------------------------------------
+column_of() { awk -F'\t' -v m="$1" -v t="$2" -v c="$3" 'NR > 1 && $1 == m && $3 == t { print $c }' "$T/rounds.tsv"; }
+median_of() { # median_of MODE TARGET COLUMN
+  local values
+  mapfile -t values < <(column_of "$1" "$2" "$3")
+  bench_median "${values[@]}"
+}
+describe() {
+  case $1 in
+    storygate)
+      if [ "$route" = proxy ]; then printf 'StoryGate: verify + per-user limit + proxy'; else printf 'StoryGate: verify, GET /v1/me (NO PROXY HOP)'; fi
+      [ "$2" = fresh ] && printf ', token cache off'
+      [ "$2" = rotating ] && printf ', token cache on' ;;
+    haproxy)
+      if [ "$route" = proxy ]; then printf 'HAProxy %s: jwt_verify + stick table + proxy' "$haproxy_version"; else printf 'HAProxy %s: jwt_verify + stick table, answers itself (NO PROXY HOP)' "$haproxy_version"; fi ;;
+    nginx) printf 'nginx: plain proxy, no auth (ceiling)' ;;
+    upstream) printf 'upstream nginx alone (ceiling)' ;;
+  esac
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+report() {
+  local build
+  build=$(bench_build_label "$mode" "$binary")
+  printf '## Side by side with HAProxy: %s\n\n' "$(date -u +%Y-%m-%dT%H:%MZ)"
+  printf '```\n'
+  bench_machine
+  printf 'load average before: %s; after: %s\n' "$load_before" "$load_after"
+  printf 'storygate: %s; route %s; access log %s\n' "$build" "$([ "$route" = proxy ] && echo "GET /api/bench -> nginx upstream" || echo "GET /v1/me (NO PROXY HOP)")" \
+    "$([ "$access_log" = 1 ] && echo on || echo off)"
+  printf 'wrk: -t%s -c%s, %s s per target per round, %s interleaved round(s) per mode, %s s warm-up; %s users'"'"' tokens rotating\n' \
+    "$threads" "$connections" "$duration" "$rounds" "$warmup" "$token_count"
+  printf 'command: bench/versus-haproxy.sh %s\n' "$command_line"
+  printf '```\n\n'
+  local m t
+  for m in "${mode_list[@]}"; do
+    if [ "$m" = rotating ]; then
+      printf '### %s users'"'"' tokens rotating (StoryGate'"'"'s verified-token cache on; HAProxy verifies every request)\n\n' "$token_count"
+    else
+      printf '### Fresh token every request (StoryGate with TOKEN_CACHE_SIZE=0: every request pays for RSA, as in HAProxy)\n\n'
+    fi
+    printf '| target | requests/s | p50 | p99 | requests per CPU-second | CPU-seconds per round |\n|---|---|---|---|---|---|\n'
+    for t in "${target_list[@]}"; do
+      printf '| %s | %.0f | %s ms | %s ms | %.0f | %.2f |\n' "$(describe "$t" "$m")" "$(median_of "$m" "$t" 4)" \
+        "$(bench_ms "$(median_of "$m" "$t" 5)")" "$(bench_ms "$(median_of "$m" "$t" 6)")" "$(median_of "$m" "$t" 8)" "$(median_of "$m" "$t" 7)"
+    done
+    printf '\nMedians of %s round(s). ' "$rounds"
+    if [[ ",$targets," == *,storygate,* && ",$targets," == *,haproxy,* ]]; then
+      local goal=2.0
+      [ "$m" = fresh ] && goal=1.2
+      local rps_ratio cpu_ratio p99_ratio
+      rps_ratio=$(ratio "$(median_of "$m" storygate 4)" "$(median_of "$m" haproxy 4)")
+      cpu_ratio=$(ratio "$(median_of "$m" storygate 8)" "$(median_of "$m" haproxy 8)")
+      p99_ratio=$(ratio "$(median_of "$m" storygate 6)" "$(median_of "$m" haproxy 6)")
+      printf 'StoryGate / HAProxy:\n\n| figure | ratio | goal | |\n|---|---|---|---|\n'
+      printf '| requests/s | %s | | |\n' "$rps_ratio"
+      printf '| requests per CPU-second | %s | >= %s | %s |\n' "$cpu_ratio" "$goal" \
+        "$(awk -v r="$cpu_ratio" -v g="$goal" 'BEGIN { print (r + 0 >= g) ? "met" : "NOT MET" }')"
+      printf '| p99 (lower is better) | %s | <= 1.00 | %s |\n' "$p99_ratio" \
+        "$(awk -v r="$p99_ratio" 'BEGIN { print (r + 0 <= 1.0) ? "met" : "NOT MET" }')"
+    fi
+    printf '\n'
+  done
+  printf '<details><summary>Every round</summary>\n\n| mode | round | target | requests/s | p50 | p99 | CPU s | req/CPU-s | errors |\n|---|---|---|---|---|---|---|---|---|\n'
+  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %.2f ms | %.2f ms | %s | %s | %s |\n", $1, $2, $3, $4, $5 / 1000, $6 / 1000, $7, $8, $9 }' "$T/rounds.tsv"
+  printf '\n</details>\n'
+  ((bad_rounds == 0)) || printf '\n**%s round(s) had errors (responses >= 400 or socket errors): these results are not valid.**\n' "$bad_rounds"
+}
+printf '\n'
+report | tee "${out:-/dev/null}"
+[ -n "$out" ] && bench_log "results written to $out"
+((bad_rounds == 0)) || { BENCH_KEEP=1; exit 1; }
