@@ -17,14 +17,21 @@ enum RequestBodyReader {
         try self.refuseIfDeclaredTooLarge(headers, limit: limit)
         var bytes: [UInt8] = []
         var tooLarge = false
-        for try await buffer in body {
-            if tooLarge { continue }
-            guard bytes.count + buffer.readableBytes <= limit else {
-                tooLarge = true
-                bytes = []
-                continue
+        do {
+            for try await buffer in body {
+                if tooLarge { continue }
+                guard bytes.count + buffer.readableBytes <= limit else {
+                    tooLarge = true
+                    bytes = []
+                    continue
+                }
+                bytes.append(contentsOf: buffer.readableBytesView)
             }
-            bytes.append(contentsOf: buffer.readableBytesView)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            // The client broke the body off or sent a malformed one (the parser's error): the client's fault.
+            throw GatewayError.unreadableRequestBody()
         }
         if tooLarge { throw GatewayError.payloadTooLarge(limit: limit) }
         return bytes

@@ -15,7 +15,8 @@ final class UpstreamUpload: Sendable {
         case completed
         /// The body passed the route's limit (the upstream connection is closed).
         case tooLarge
-        /// Reading the client's body failed: the client went away or sent a malformed body.
+        /// Reading the client's body failed: the client went away or sent a malformed body (the upstream connection
+        /// is closed).
         case clientBodyFailed
         /// Writing to the upstream failed (it closed early, perhaps after answering).
         case upstreamClosed
@@ -32,7 +33,9 @@ final class UpstreamUpload: Sendable {
         let upload = UpstreamUpload()
         let task = Task(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
             let result = await Self.copy(body, to: connection, limit: limit)
-            if result == .tooLarge { connection.close() }
+            // A request that cannot be sent whole ends the upstream connection: the upstream sees it cut off (never
+            // a shorter body that looks complete), and an exchange already streaming the answer ends.
+            if result == .tooLarge || result == .clientBodyFailed { connection.close() }
             upload.outcome.withLock { if $0 == .running { $0 = result } }
         }
         upload.task.withLock { $0 = task }

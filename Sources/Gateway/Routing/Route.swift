@@ -33,11 +33,16 @@ public struct RequestContext: Sendable {
     }
 
     /// The connection's close watcher: looked up synchronously on the connection's event loop (where requests run).
+    /// A connection already closed has no handlers left to find: it gets a watcher that reports the client gone.
     func closeWatcher() async -> ClientCloseWatcher? {
+        let watcher: ClientCloseWatcher?
         if self.channel.eventLoop.inEventLoop {
-            return try? self.channel.pipeline.syncOperations.handler(type: ClientCloseWatcher.self)
+            watcher = try? self.channel.pipeline.syncOperations.handler(type: ClientCloseWatcher.self)
+        } else {
+            watcher = try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get()
         }
-        return try? await self.channel.pipeline.handler(type: ClientCloseWatcher.self).get()
+        if watcher == nil, !self.channel.isActive { return ClientCloseWatcher(alreadyClosed: true) }
+        return watcher
     }
 }
 

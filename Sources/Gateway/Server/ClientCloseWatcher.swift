@@ -10,7 +10,12 @@ import NIOCore
 final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
 
-    private let state = NIOLockedValueBox<(closed: Bool, callback: (@Sendable () -> Void)?)>((false, nil))
+    private let state: NIOLockedValueBox<(closed: Bool, callback: (@Sendable () -> Void)?)>
+
+    /// - Parameter alreadyClosed: a watcher for a connection that is gone already (its callbacks run at once).
+    init(alreadyClosed: Bool = false) {
+        self.state = NIOLockedValueBox((alreadyClosed, nil))
+    }
 
     /// Runs `callback` once if the client goes away before ``unwatch()`` (at once if it already has).
     func watch(_ callback: @escaping @Sendable () -> Void) {

@@ -12,6 +12,10 @@ import NIOHTTPTypes
 ///   cannot hold a connection. Waiting between requests is the idle timeout's business.
 /// - **Unreadable requests**: the HTTP parser's errors become a JSON answer — 431 `HEADERS_TOO_LARGE` for header
 ///   lines or counts over the limits, 400 `MALFORMED_REQUEST` for anything else — and the connection is closed.
+///   A request has one answer at most: when the error comes in the body of a request already answered, or while
+///   its answer is being written, the connection is closed without another. The error is passed on, so a handler
+///   reading the body gets it instead of a body that seems to end early (HummingbirdCore ends a request body
+///   quietly when the connection's inbound stream finishes), and nothing is written after the answer.
 /// - **`Connection: close` answers** (a 413 whose body was never read): the connection is closed once the answer
 ///   is written, instead of reading and discarding the rest of the body.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -25,7 +29,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var headerDeadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var headsRead = 0
+    /// Requests read to their end.
+    private var endsRead = 0
     private var answersWritten = 0
+    /// A final answer's head is written, its end not yet.
+    private var answerInProgress = false
     private var closeAfterAnswer = false
     private var answeredParseError = false
 
@@ -63,22 +71,34 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = self.unwrapInboundIn(data) {
+        switch self.unwrapInboundIn(data) {
+        case .head:
             self.headsRead += 1
             self.disarmHeaderDeadline()
+        case .end:
+            self.endsRead += 1
+        case .body:
+            break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // After the parser-error answer (or the decision to give none), the connection only closes.
+        guard !self.answeredParseError else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch self.unwrapOutboundIn(data) {
         case .head(let head):
             if head.headerFields[.connection]?.lowercased() == "close" { self.closeAfterAnswer = true }
+            if head.status.kind != .informational { self.answerInProgress = true }
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)
         case .end:
             self.answersWritten += 1
+            self.answerInProgress = false
             if self.closeAfterAnswer {
                 context.writeAndFlush(data, promise: promise)
                 context.close(promise: nil)
@@ -94,8 +114,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         guard !self.answeredParseError else { return }
-        self.answeredParseError = true
         self.disarmHeaderDeadline()
+        // The body of the request being read is what failed (the rest of the connection cannot be read either):
+        // that request's handler must see the error, not a body that merely ends.
+        defer { context.fireErrorCaught(parserError) }
+        let bodyOfAnsweredRequest = self.endsRead < self.headsRead && self.answersWritten >= self.headsRead
+        guard !self.answerInProgress, !bodyOfAnsweredRequest else {
+            self.answeredParseError = true
+            context.close(promise: nil)
+            return
+        }
         let error: GatewayError = parserError == .headerOverflow ? .headersTooLarge() : .malformedRequest()
         let requestID = self.requestIDs.next()
         let json = ErrorResponse.json(error, requestID: requestID, now: WallClock.now())
@@ -109,6 +137,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(self.wrapOutboundOut(.body(context.channel.allocator.buffer(string: json))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        self.answeredParseError = true
     }
 
     private func armHeaderDeadline(_ context: ChannelHandlerContext) {

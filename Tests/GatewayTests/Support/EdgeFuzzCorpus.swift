@@ -175,7 +175,8 @@ struct EdgeFuzzCorpus {
         // Bytes beyond Latin-1 in the text stand for themselves (`\u{FF}` is the byte 0xFF, `\u{E9}` 0xE9).
         let bytes = text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
         return FuzzCase(
-            label: "request-line#\(index)", bytes: bytes, heads: [method == "HEAD"], halfClose: false,
+            // `PRI` starts the HTTP/2 preface: the parser waits for its last bytes, so end the connection.
+            label: "request-line#\(index)", bytes: bytes, heads: [method == "HEAD"], halfClose: method == "PRI",
             mayReachUpstream: self.mayReachUpstream(target)
         )
     }

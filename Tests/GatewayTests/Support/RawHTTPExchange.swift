@@ -165,9 +165,9 @@ struct RawHTTPExchange: Sendable {
         }
         let bodyStart = headEnd + 4
         let value = { (name: String) in fields.first { $0.name.lowercased() == name }?.value }
-        // The answer to a request the parser could not read (no `X-Request-ID`) has its body even for what was
-        // meant as a HEAD when the head itself was unreadable (the method is unknown), and none when it was read.
-        if isHead, value("x-request-id") == nil, let length = value("content-length").flatMap({ Int($0) }) {
+        // The parser-error answer (it closes the connection) has its body even for what was meant as a HEAD when
+        // the head itself was unreadable (the method is unknown), and none when the head was read: take either.
+        if isHead, value("connection")?.lowercased() == "close", let length = value("content-length").flatMap({ Int($0) }) {
             if bytes.count - bodyStart >= length {
                 return .response(Response(status: status, fields: fields, body: Array(bytes[bodyStart..<(bodyStart + length)])), next: bodyStart + length)
             }
@@ -226,5 +226,78 @@ struct RawHTTPExchange: Sendable {
             index += 1
         }
         return nil
+    }
+}
+
+/// A raw client connection driven step by step (send, read what arrived, half-close, reset), for exchanges whose
+/// timing matters: a malformed chunk sent after the answer began, a reset right after the request.
+final class RawConnection: @unchecked Sendable {
+    private let fd: Int32
+    /// Set once `reset()` has closed the socket itself.
+    private var isClosed = false
+
+    /// Connects to `127.0.0.1:port` (blocking; call from a test, not an event loop).
+    init(port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawSocketClient.Failure(description: "socket failed") }
+        var tick = timeval(tv_sec: 0, tv_usec: 50_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw RawSocketClient.Failure(description: "connect failed")
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        if !self.isClosed { close(self.fd) }
+    }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func halfClose() {
+        shutdown(self.fd, Int32(SHUT_WR))
+    }
+
+    /// Closes with a TCP reset (SO_LINGER with a zero timeout).
+    func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(self.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close(self.fd)
+        self.isClosed = true
+    }
+
+    /// Reads until `until` holds for everything read so far, the peer closes, or `seconds` pass; returns the bytes
+    /// and whether the peer closed.
+    func read(for seconds: Double, until: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }) async -> (bytes: [UInt8], closed: Bool) {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+                while ContinuousClock.now < end {
+                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count > 0 {
+                        received.append(contentsOf: buffer[0..<count])
+                        if until(received) { break }
+                    } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                        continuation.resume(returning: (received, true))
+                        return
+                    }
+                }
+                continuation.resume(returning: (received, false))
+            }.start()
+        }
     }
 }

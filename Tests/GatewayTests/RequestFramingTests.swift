@@ -1,0 +1,217 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import Testing
+import TestSupport
+
+@testable import Gateway
+
+/// Request smuggling guards (RFC 9112 §6.1, §6.3, §3.2, §11.2) on built-in and proxied routes, and what happens to a
+/// connection after a request the parser cannot finish reading: one answer, and a broken body never passed on as
+/// a whole one.
+@Suite("Request framing and smuggling")
+struct RequestFramingTests {
+    /// A framing vector: the fields after `Host: a`, and the body bytes after the head. Each is followed on the
+    /// same connection by `GET /healthz`, which must never be answered (it would be a smuggled request).
+    struct Vector: Sendable, CustomStringConvertible {
+        let description: String
+        let fields: String
+        let body: String
+    }
+
+    static let vectors: [Vector] = [
+        // Refused by llhttp itself:
+        Vector(description: "Content-Length and Transfer-Encoding", fields: "Content-Length: 6\r\nTransfer-Encoding: chunked\r\n", body: "0\r\n\r\nG"),
+        Vector(description: "Transfer-Encoding and Content-Length", fields: "Transfer-Encoding: chunked\r\nContent-Length: 6\r\n", body: "0\r\n\r\nG"),
+        Vector(description: "a final coding other than chunked", fields: "Transfer-Encoding: chunked, gzip\r\n", body: "0\r\n\r\n"),
+        Vector(description: "gzip only", fields: "Transfer-Encoding: gzip\r\n", body: "hello"),
+        Vector(description: "chunked twice", fields: "Transfer-Encoding: chunked, chunked\r\n", body: "0\r\n\r\n"),
+        Vector(description: "chunked with a parameter", fields: "Transfer-Encoding: chunked;x=1\r\n", body: "0\r\n\r\n"),
+        Vector(description: "two different Content-Lengths", fields: "Content-Length: 5\r\nContent-Length: 6\r\n", body: "hello!"),
+        Vector(description: "two equal Content-Lengths", fields: "Content-Length: 5\r\nContent-Length: 5\r\n", body: "hello"),
+        Vector(description: "a Content-Length list", fields: "Content-Length: 5, 5\r\n", body: "hello"),
+        // Let through by llhttp, refused by RequestFraming:
+        Vector(description: "gzip, chunked", fields: "Transfer-Encoding: gzip, chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n"),
+        Vector(description: "identity, chunked", fields: "Transfer-Encoding: identity, chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n"),
+        Vector(description: "a list starting with a comma", fields: "Transfer-Encoding: ,chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n"),
+        Vector(description: "two Transfer-Encoding lines", fields: "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n"),
+        Vector(description: "two Host lines", fields: "Host: b\r\nContent-Length: 5\r\n", body: "hello"),
+    ]
+
+    static let smuggled = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+
+    /// Sends `vector` to `path`, with a request behind it; expects one JSON 400 `MALFORMED_REQUEST` and the close.
+    static func expectRefused(_ vector: Vector, path: String, port: Int, extraFields: String = "") async throws {
+        let request = "POST \(path) HTTP/1.1\r\nHost: a\r\n\(extraFields)\(vector.fields)\r\n\(vector.body)" + Self.smuggled
+        let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(port: port, bytes: Array(request.utf8))
+        #expect(outcome.ending == .closed, "\(vector): \(outcome.ending)")
+        #expect(outcome.responses.count == 1, "\(vector): \(outcome.responses.map(\.status))")
+        let answer = try #require(outcome.responses.first, "\(vector)")
+        #expect(answer.status == 400, "\(vector)")
+        let json = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        #expect((json?["error"] as? [String: Any])?["code"] as? String == "MALFORMED_REQUEST", "\(vector)")
+        #expect(answer.field("Connection")?.lowercased() == "close", "\(vector)")
+    }
+
+    @Test("built-in routes: ambiguous framing and a second Host are a JSON 400, the connection closes, nothing behind runs")
+    func builtinRoutes() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            for vector in Self.vectors {
+                try await Self.expectRefused(vector, path: "/functions/v1/extract-scenes", port: gateway.port, extraFields: "X-User-Id: kid\r\n")
+            }
+            // Nothing reached the function (the refusals are counted without a route).
+            let metrics = try await gateway.get("/metrics").text
+            #expect(!metrics.contains("route=\"extract-scenes\""))
+        }
+    }
+
+    @Test("upstream routes: the same requests never reach the upstream")
+    func upstreamRoutes() async throws {
+        try await ProxyFixture.run { gateway, upstream in
+            for vector in Self.vectors {
+                try await Self.expectRefused(vector, path: "/open/echo", port: gateway.port)
+            }
+            #expect(upstream.requestCount == 0)
+        }
+    }
+
+    @Test("exactly chunked passes, in any case and with surrounding spaces; one Content-Length passes")
+    func acceptedFraming() throws {
+        func check(_ fields: HTTPFields) throws {
+            let request = Request(head: HTTPRequest(method: .post, scheme: "http", authority: "a", path: "/", headerFields: fields), body: .init(buffer: ByteBuffer()))
+            try RequestFraming.check(request)
+        }
+        for value in ["chunked", "Chunked", "CHUNKED", " chunked", "chunked\t"] {
+            #expect(throws: Never.self, "\(value)") { try check([.transferEncoding: value]) }
+        }
+        #expect(throws: Never.self) { try check([.contentLength: "0"]) }
+        #expect(throws: Never.self) { try check([.contentLength: "007"]) }
+        #expect(throws: GatewayError.self) { try check([.contentLength: "-1"]) }
+        #expect(throws: GatewayError.self) { try check([.transferEncoding: "gzip, chunked"]) }
+        #expect(throws: GatewayError.self) { try check([.transferEncoding: "chunked", .contentLength: "5"]) }
+    }
+
+    @Test("a CONNECT or upgrade request is answered and the connection closed: nothing pipelined behind it waits")
+    func connectAndUpgrade() async throws {
+        try await ProxyFixture.run { gateway, upstream in
+            for first in [
+                "CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n", "CONNECT /open/echo HTTP/1.1\r\nHost: a\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+                "GET /open/echo HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
+            ] {
+                let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 3)
+                    .run(port: gateway.port, bytes: Array((first + Self.smuggled).utf8))
+                // Before the fix: the answer, then silence until the idle timeout (SwiftNIO stops parsing after
+                // a CONNECT or an upgrade request, and an answer to CONNECT carries no body nor length).
+                #expect(outcome.ending == .closed, "\(first): \(outcome.ending)")
+                #expect(outcome.responses.count == 1, "\(first)")
+                #expect(outcome.responses.first?.field("Connection")?.lowercased() == "close", "\(first)")
+            }
+            #expect(upstream.requestCount == 1)  // the upgrade request to /open/echo, without its Upgrade
+        }
+    }
+
+    // MARK: Requests the parser cannot finish
+
+    static func dev(_ configuration: inout GatewayConfiguration) {
+        configuration.mode = .dev
+        configuration.firebaseProjectID = nil
+        configuration.openAIAPIKey = nil
+    }
+
+    /// A gateway in front of a ``RecordingUpstream`` at `/rec/`.
+    static func withRecordedGateway(_ body: @Sendable (GatewayHarness, RecordingUpstream) async throws -> Void) async throws {
+        try await withRecordingUpstream { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.routes.append(
+                    RouteConfiguration(path: .prefix("/rec/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(upstream.port)/base")!), auth: .none)
+                )
+            }) { gateway in
+                try await body(gateway, upstream)
+            }
+        }
+    }
+
+    @Test("a chunked body broken by a malformed chunk or cut off by the client never reaches the upstream whole")
+    func brokenBodyNotForwardedWhole() async throws {
+        try await Self.withRecordedGateway { gateway, upstream in
+            let head = "POST /rec/x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"
+            let malformed = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array((head + "zz\r\n").utf8))
+            #expect(malformed.responses.map(\.status) == [400])
+            let cutOff = await RawHTTPExchange(heads: [false], halfClose: true, stallSeconds: 5).run(port: gateway.port, bytes: Array(head.utf8))
+            #expect(cutOff.responses.allSatisfy { $0.status == 400 })
+            // Whatever reached the upstream, it never ended with the last chunk: the body was not passed on as whole.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(upstream.completeChunkedRequests == 0, "\(upstream.received.map { String(decoding: $0.suffix(40), as: UTF8.self) })")
+            // A whole one does get through (the recorder answers it).
+            let whole = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array((head + "0\r\n\r\n").utf8))
+            #expect(whole.responses.map(\.status) == [200])
+        }
+    }
+
+    @Test("a function's body broken off is refused, never run as if whole, never a 500")
+    func brokenFunctionBody() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            let json = #"{"story_content":"Once upon a time. The end.","target_scene_count":2}"#
+            let request =
+                "POST /functions/v1/extract-scenes HTTP/1.1\r\nHost: a\r\nX-User-Id: kid\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(json.utf8.count, radix: 16) + "\r\n" + json + "\r\nzz\r\n"
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5).run(port: gateway.port, bytes: Array(request.utf8))
+            #expect(outcome.responses.map(\.status) == [400])
+            try await Task.sleep(for: .milliseconds(200))
+            let metrics = try await gateway.get("/metrics").text
+            #expect(!metrics.contains("route=\"extract-scenes\",status=\"200\""), "the function ran on a broken body")
+            #expect(!metrics.contains("status=\"500\""))
+        }
+    }
+
+    @Test("a malformed chunk after the request was answered: no second answer, the connection closes")
+    func parseErrorAfterAnswer() async throws {
+        try await GatewayHarness.run { gateway in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+            let first = await connection.read(for: 3) { (try? RawHTTPExchange.parse($0, heads: [false], closed: false).get().count) == 1 }
+            #expect(String(decoding: first.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            connection.send("zz\r\n")
+            let rest = await connection.read(for: 3)
+            #expect(rest.closed)
+            #expect(rest.bytes.isEmpty, "a second answer: \(String(decoding: rest.bytes, as: UTF8.self).prefix(80))")
+        }
+    }
+
+    @Test("a malformed chunk while the answer streams: no answer is injected into it, the connection closes")
+    func parseErrorMidAnswer() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send("POST /open/mirror HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+            let first = await connection.read(for: 3) { String(decoding: $0, as: UTF8.self).contains("hello") }
+            #expect(String(decoding: first.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            connection.send("zz\r\n")
+            let rest = await connection.read(for: 3)
+            #expect(rest.closed)
+            #expect(!String(decoding: rest.bytes, as: UTF8.self).contains("HTTP/1.1"), "\(String(decoding: rest.bytes, as: UTF8.self).prefix(80))")
+        }
+    }
+
+    @Test("a client that resets right after its request cancels the upstream exchange at once, not at the route's timeout")
+    func resetBeforeUpstreamExchange() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            for _ in 0..<5 {
+                let connection = try RawConnection(port: gateway.port)
+                connection.send("GET /open/hang HTTP/1.1\r\nHost: a\r\n\r\n")
+                connection.reset()
+            }
+            // Only the metrics request itself is in flight once the five are cancelled (the route's timeout is 30 s).
+            var inFlight = ""
+            for _ in 0..<40 {
+                try await Task.sleep(for: .milliseconds(50))
+                inFlight = try await gateway.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("storygate_http_requests_in_flight ") }.map(String.init) ?? ""
+                if inFlight == "storygate_http_requests_in_flight 1.0" { break }
+            }
+            #expect(inFlight == "storygate_http_requests_in_flight 1.0")
+        }
+    }
+}
