@@ -57,6 +57,16 @@ struct ConfigFileErrorTests {
         InvalidFile("zero timeout", "server:\n  idle_timeout_seconds: 0\n", line: 2, key: "server.idle_timeout_seconds", "a number from 0.1 to 3600"),
         InvalidFile("OpenAI timeout", "openai:\n  timeout_seconds: 601\n", line: 2, key: "openai.timeout_seconds", "from 1 to 600"),
         InvalidFile("zero capacity", "rate_limits:\n  api:\n    capacity: 0\n    period_seconds: 60\n", line: 3, key: "rate_limits.api.capacity", "a number from"),
+        InvalidFile(
+            "assertion max age of zero", "proxy:\n  identity_assertion:\n    max_age_seconds: 0\n", line: 3,
+            key: "proxy.identity_assertion.max_age_seconds", "a number from 1 to 3600, not '0'"
+        ),
+        InvalidFile(
+            "assertion max age over an hour", "proxy:\n  identity_assertion: {max_age_seconds: 3601}\n", line: 2,
+            key: "proxy.identity_assertion.max_age_seconds", "a number from 1 to 3600"
+        ),
+        InvalidFile("upstream idle timeout of zero", "proxy:\n  idle_timeout_seconds: 0\n", line: 2, key: "proxy.idle_timeout_seconds", "a number from 0.1 to 3600"),
+        InvalidFile("upstream idle timeout as a word", "proxy:\n  idle_timeout_seconds: long\n", line: 2, key: "proxy.idle_timeout_seconds", "not 'long'"),
     ]
 
     static let valuesCases: [InvalidFile] = [
@@ -73,6 +83,14 @@ struct ConfigFileErrorTests {
         InvalidFile("unreadable key file", "openai:\n  api_key_file: /nonexistent/openai-key\n", line: 2, key: "openai.api_key_file", "cannot be read"),
         InvalidFile("inline OpenAI key", "openai:\n  api_key: sk-live-123\n", line: 2, key: "openai.api_key", "OPENAI_API_KEY environment variable, or in a file named by openai.api_key_file"),
         InvalidFile("inline assertion secret", "proxy:\n  identity_assertion:\n    secret: abc\n", line: 3, key: "proxy.identity_assertion.secret", "secret_file"),
+        InvalidFile("bad assertion header", "proxy:\n  identity_assertion:\n    header: X Identity\n", line: 3, key: "proxy.identity_assertion.header", "an HTTP header name"),
+        InvalidFile(
+            "assertion in X-User-Id", "proxy:\n  identity_assertion:\n    header: X-User-Id\n", line: 3, key: "proxy.identity_assertion.header",
+            "must not be 'X-User-Id': the gateway sets, removes or reads that header for another purpose"
+        ),
+        InvalidFile("assertion in Authorization", "proxy:\n  identity_assertion: {header: authorization}\n", line: 2, key: "proxy.identity_assertion.header", "must not be 'authorization'"),
+        InvalidFile("assertion in a Proxy- header", "proxy:\n  identity_assertion: {header: Proxy-Identity}\n", line: 2, key: "proxy.identity_assertion.header", "must not be"),
+        InvalidFile("unknown assertion key", "proxy:\n  identity_assertion:\n    max_age: 30\n", line: 3, key: "proxy.identity_assertion.max_age", "(did you mean 'max_age_seconds'?)"),
     ]
 
     static let routesCases: [InvalidFile] = [

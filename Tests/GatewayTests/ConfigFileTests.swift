@@ -101,8 +101,8 @@ struct ConfigFileTests {
         let configuration = try GatewayConfiguration(yaml: """
             server: {max_header_bytes: 2048, max_header_count: 50, max_body_bytes: 0, header_timeout_seconds: 2.5,
                      idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0}
-            proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity},
-                    connect_timeout_seconds: 1, max_connections_per_upstream: 8}
+            proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, max_age_seconds: 30},
+                    connect_timeout_seconds: 1, max_connections_per_upstream: 8, idle_timeout_seconds: 2.5}
             """, environment: ["ENV": "dev"])
         #expect(configuration.server.maxHeaderBytes == 2048)
         #expect(configuration.server.headerTimeoutSeconds == 2.5)
@@ -111,6 +111,12 @@ struct ConfigFileTests {
         #expect(configuration.proxy.identityHeaders == ["X-User-Id", "X-Tenant"])
         #expect(configuration.proxy.assertionHeader == "X-Identity")
         #expect(configuration.proxy.maxConnectionsPerUpstream == 8)
+        #expect(configuration.proxy.assertionMaxAgeSeconds == 30)
+        #expect(configuration.proxy.idleTimeoutSeconds == 2.5)
+        // The defaults: what the proxy had hard-coded before the keys existed.
+        let defaults = try GatewayConfiguration(yaml: "env: dev\n")
+        #expect(defaults.proxy.assertionMaxAgeSeconds == 60)
+        #expect(defaults.proxy.idleTimeoutSeconds == 60)
     }
 
     @Test("the cross-key rules still apply to file values")

@@ -119,4 +119,35 @@ struct ConfigPrecedenceTests {
             }
         }
     }
+
+    @Test("proxy settings are checked at load whatever set them: header names, the assertion header, the key's length, durations")
+    func proxySettingsValidated() throws {
+        var configuration = try GatewayConfiguration(yaml: "env: dev\n")
+        #expect(throws: Never.self) { try configuration.validate() }
+        let broken: [(String, (inout ProxySettings) -> Void)] = [
+            ("proxy.identity_headers", { $0.identityHeaders = ["X-User-Id", "Bad Header"] }),
+            ("proxy.identity_assertion.header", { $0.assertionHeader = "X Identity" }),
+            ("proxy.identity_assertion.header", { $0.assertionHeader = "X-Request-ID" }),
+            ("proxy.identity_assertion.secret_file", { $0.assertionSecret = Secret(String(repeating: "k", count: 31)) }),
+            ("proxy.identity_assertion.max_age_seconds", { $0.assertionMaxAgeSeconds = 0 }),
+            ("proxy.idle_timeout_seconds", { $0.idleTimeoutSeconds = 0 }),
+            ("proxy.connect_timeout_seconds", { $0.connectTimeoutSeconds = 601 }),
+            ("proxy.max_connections_per_upstream", { $0.maxConnectionsPerUpstream = 0 }),
+        ]
+        for (key, breakIt) in broken {
+            var settings = ProxySettings()
+            breakIt(&settings)
+            configuration.proxy = settings
+            do throws(ConfigurationError) {
+                try configuration.validate()
+                Issue.record("\(key): accepted")
+            } catch {
+                #expect(error.variable == key)
+                #expect(!error.description.contains(String(repeating: "k", count: 31)))
+            }
+        }
+        configuration.proxy = ProxySettings()
+        configuration.proxy.assertionSecret = Secret(String(repeating: "k", count: 32))
+        #expect(throws: Never.self) { try configuration.validate() }
+    }
 }

@@ -98,4 +98,19 @@ struct ProxyIdentityTests {
             _ = try GatewayApplication(configuration: configuration, logger: GatewayHarness.logger)
         }
     }
+
+    @Test("identity_assertion.max_age_seconds bounds how old an accepted assertion may be")
+    func configuredMaxAge() async throws {
+        try await GatewayHarness.run(configure: { configuration in
+            Self.withKey(&configuration)
+            configuration.proxy.assertionMaxAgeSeconds = 10
+        }) { gateway in
+            let fresh = try await gateway.get("/v1/me", headers: [("X-StoryGate-Identity", Self.assertion(age: 5))])
+            #expect(fresh.status == 200)
+            // Within the default minute, but older than the configured ten seconds.
+            let stale = try await gateway.get("/v1/me", headers: [("X-StoryGate-Identity", Self.assertion(age: 30))])
+            #expect(stale.status == 401)
+            #expect(stale.errorCode == "UNAUTHENTICATED")
+        }
+    }
 }

@@ -11,15 +11,16 @@ public struct IdentityAssertionVerifier: Sendable {
     /// The header carrying the assertion (`proxy.identity_assertion.header`).
     public let header: HTTPField.Name
     let key: IdentityAssertionKey
-    /// How old an assertion may be, in seconds; the issuer's clock may be ahead by `IdentityAssertion.defaultFutureSkew`.
+    /// How old an assertion may be, in seconds (`proxy.identity_assertion.max_age_seconds`); the issuer's clock may be
+    /// ahead by `IdentityAssertion.defaultFutureSkew`.
     public let maxAge: Double
 
-    /// Seconds an assertion is accepted for (a candidate for a config key: `identity_assertion.max_age_seconds`).
+    /// The default of `proxy.identity_assertion.max_age_seconds`.
     public static let defaultMaxAge = IdentityAssertion.defaultMaxAge
 
     /// nil when no secret is configured.
     /// - Throws: when the header is not a field name or the secret is shorter than 32 bytes.
-    public init?(settings: ProxySettings, maxAge: Double = Self.defaultMaxAge) throws(ConfigurationError) {
+    public init?(settings: ProxySettings) throws(ConfigurationError) {
         guard let secret = settings.assertionSecret else { return nil }
         self.header = try Self.headerName(settings.assertionHeader)
         guard let key = IdentityAssertionKey(Array(secret.value.utf8)) else {
@@ -29,7 +30,7 @@ public struct IdentityAssertionVerifier: Sendable {
             )
         }
         self.key = key
-        self.maxAge = maxAge
+        self.maxAge = settings.assertionMaxAgeSeconds
     }
 
     /// The configured assertion header as a field name.

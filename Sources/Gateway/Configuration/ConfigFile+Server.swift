@@ -31,13 +31,20 @@ extension ConfigFile {
             try value.list().map { entry throws(ConfigurationError) in try entry.headerName() }
         }
         if let assertionValue = proxy["identity_assertion"] {
-            let assertion = try assertionValue.mapping(["header", "secret_file", "secret"])
-            try assertion.assign(&settings.assertionHeader, "header") { value throws(ConfigurationError) in try value.headerName() }
+            let assertion = try assertionValue.mapping(ProxySettings.assertionKeys)
+            try assertion.assign(&settings.assertionHeader, "header") { value throws(ConfigurationError) in
+                let name = try value.headerName()
+                if let reason = ProxySettings.reservedAssertionHeaderReason(name) { throw value.error(reason) }
+                return name
+            }
             if let inline = assertion["secret"] {
                 try inline.redactionPlaceholder(instead: "put the key in a file named by proxy.identity_assertion.secret_file")
             }
             try assertion.assign(&settings.assertionSecret, "secret_file") { value throws(ConfigurationError) in
                 try value.secretFile(minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes)
+            }
+            try assertion.assign(&settings.assertionMaxAgeSeconds, "max_age_seconds") { value throws(ConfigurationError) in
+                try value.number(in: ConfigurationBounds.assertionMaxAgeSeconds)
             }
         }
         try proxy.assign(&settings.connectTimeoutSeconds, "connect_timeout_seconds") { value throws(ConfigurationError) in
@@ -45,6 +52,9 @@ extension ConfigFile {
         }
         try proxy.assign(&settings.maxConnectionsPerUpstream, "max_connections_per_upstream") { value throws(ConfigurationError) in
             try value.integer(in: ConfigurationBounds.maxConnectionsPerUpstream)
+        }
+        try proxy.assign(&settings.idleTimeoutSeconds, "idle_timeout_seconds") { value throws(ConfigurationError) in
+            try value.number(in: ConfigurationBounds.timeoutSeconds)
         }
     }
 }

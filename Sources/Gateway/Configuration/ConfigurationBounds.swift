@@ -22,4 +22,5 @@ enum ConfigurationBounds {
     static let routeCost: ClosedRange<Double> = 0.001...1_000_000_000
     /// The identity-assertion HMAC key: at least 256 bits.
     static let assertionSecretMinimumBytes = 32
+    static let assertionMaxAgeSeconds: ClosedRange<Double> = 1...3600
 }

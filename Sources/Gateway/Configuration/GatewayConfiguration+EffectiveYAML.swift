@@ -88,12 +88,14 @@ extension GatewayConfiguration {
         let assertion: [(String, Node)] = [
             ("header", Y.string(self.proxy.assertionHeader)),
             ("secret", Y.string(self.proxy.assertionSecret == nil ? "unset" : "<redacted>")),
+            ("max_age_seconds", Y.number(self.proxy.assertionMaxAgeSeconds)),
         ]
         return Y.mapping([
             ("identity_headers", Y.inlineList(self.proxy.identityHeaders)),
             ("identity_assertion", Y.mapping(assertion)),
             ("connect_timeout_seconds", Y.number(self.proxy.connectTimeoutSeconds)),
             ("max_connections_per_upstream", Y.int(self.proxy.maxConnectionsPerUpstream)),
+            ("idle_timeout_seconds", Y.number(self.proxy.idleTimeoutSeconds)),
         ])
     }
 

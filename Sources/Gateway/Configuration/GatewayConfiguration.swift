@@ -86,8 +86,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// Rules across keys: prod needs a Firebase project; dev stays on loopback unless told otherwise.
+    /// Rules across keys: prod needs a Firebase project; dev stays on loopback unless told otherwise; the proxy's
+    /// header names and assertion key are usable (`ProxySettings.validate()`), whatever set them.
     public func validate() throws(ConfigurationError) {
+        try self.proxy.validate()
         switch self.mode {
         case .prod:
             guard self.firebaseProjectID != nil else {

@@ -34,8 +34,14 @@ public struct ServerLimits: Sendable, Equatable {
 /// | `identity_headers` | | list of header names that carry identity: every client-sent copy is removed before forwarding | `[X-User-Id]` |
 /// | `identity_assertion.header` | | the header carrying the HMAC-signed identity assertion | `X-StoryGate-Identity` |
 /// | `identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | a file holding the shared HMAC key (at least 32 bytes), read at start; no assertion when unset | none |
+/// | `identity_assertion.max_age_seconds` | | 1...3600: how old an assertion another gateway signed may be when this one verifies it (its clock may be 5 s ahead) | `60` |
 /// | `connect_timeout_seconds` | | 0.1...600: connecting to an upstream | `5` |
 /// | `max_connections_per_upstream` | | 1...10000 pooled keep-alive connections per upstream and event loop | `64` |
+/// | `idle_timeout_seconds` | | 0.1...3600: a pooled upstream connection idle this long is closed (keep it below the upstreams' own keep-alive timeout) | `60` |
+///
+/// Checked when the configuration is loaded (`validate()`), whatever set them: the identity header names are HTTP
+/// field names, the assertion header is one the gateway does not set or strip for another purpose, the key has at
+/// least 32 bytes.
 ///
 /// The key itself is never written in the file: `check-config` prints `identity_assertion.secret: <redacted>` (or
 /// `unset`), a placeholder the loader accepts and ignores.
@@ -44,11 +50,20 @@ public struct ProxySettings: Sendable, Equatable {
     public var assertionHeader = "X-StoryGate-Identity"
     /// The shared HMAC key for identity assertions (from `identity_assertion.secret_file` or `IDENTITY_ASSERTION_SECRET_FILE`).
     public var assertionSecret: Secret?
+    /// Seconds an identity assertion is accepted for (`identity_assertion.max_age_seconds`).
+    public var assertionMaxAgeSeconds = IdentityAssertionVerifier.defaultMaxAge
     public var connectTimeoutSeconds = 5.0
     public var maxConnectionsPerUpstream = 64
+    /// Seconds a pooled upstream connection may stay idle before it is closed.
+    public var idleTimeoutSeconds = 60.0
 
     public init() {}
 
     /// The keys of `proxy:`.
-    static let keys = ["identity_headers", "identity_assertion", "connect_timeout_seconds", "max_connections_per_upstream"]
+    static let keys = [
+        "identity_headers", "identity_assertion", "connect_timeout_seconds", "max_connections_per_upstream", "idle_timeout_seconds",
+    ]
+
+    /// The keys of `proxy.identity_assertion:` (`secret` only as the redaction placeholder `check-config` prints).
+    static let assertionKeys = ["header", "secret_file", "secret", "max_age_seconds"]
 }

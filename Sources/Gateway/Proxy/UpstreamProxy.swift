@@ -83,7 +83,8 @@ public struct UpstreamProxy: Service {
             if let pool = self.pools.withLock({ $0[key] }) { return pool }
             let pool = try UpstreamPool(
                 upstream: upstream, connectTimeout: .nanoseconds(Int64(settings.connectTimeoutSeconds * 1_000_000_000)),
-                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream
+                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
+                idleTimeout: .nanoseconds(Int64(settings.idleTimeoutSeconds * 1_000_000_000))
             )
             return self.pools.withLock { pools in
                 if let existing = pools[key] { return existing }
