@@ -2,7 +2,7 @@ import HTTPTypes
 
 extension GatewayError {
     /// The upstream could not be reached, refused or reset the connection, or broke off before answering.
-    /// - Parameter reason: a metric-safe label (async-http-client's `shortDescription`, or an error type name).
+    /// - Parameter reason: a metric-safe label (what failed, or an error type name).
     static func upstreamUnreachable(reason: String) -> GatewayError {
         GatewayError(
             status: .badGateway, code: "UPSTREAM_ERROR", message: "The upstream service could not be reached.",

@@ -28,7 +28,7 @@ enum HopByHopHeaders {
         return Self.options(values)
     }
 
-    /// The same for async-http-client's `HTTPHeaders`.
+    /// The same for SwiftNIO's `HTTPHeaders`.
     static func connectionOptions(_ headers: HTTPHeaders) -> Set<HTTPField.Name> {
         let values = headers["connection"]
         guard !values.isEmpty else { return [] }

@@ -62,16 +62,19 @@ final class UpstreamConnection: @unchecked Sendable {
                     return try AsyncChannel(wrappingChannelSynchronously: channel)
                 }
             }
-        return await withCheckedContinuation { continuation in
+        return try await withCheckedThrowingContinuation { continuation in
             // The owner: lends the channel's streams out, and closes the channel once nobody can use it.
             Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+                var lent = false
                 try? await asyncChannel.executeThenClose { inbound, outbound in
                     let connection = UpstreamConnection(
                         channel: asyncChannel.channel, inbound: inbound.makeAsyncIterator(), outbound: outbound
                     )
+                    lent = true
                     continuation.resume(returning: connection)
                     try await asyncChannel.channel.closeFuture.get()
                 }
+                if !lent { continuation.resume(throwing: ChannelError.ioOnClosedChannel) }
             }
         }
     }

@@ -26,6 +26,9 @@ struct UpstreamForwarder: Sendable {
     let metrics: GatewayMetrics
     let logger: Logger
 
+    /// Answers up to this size with a declared length are read whole before the client's answer is written.
+    static let smallBodyBytes = 64 * 1024
+
     /// Why an exchange failed before the response head.
     enum Failure: Error {
         case unreachable(String)
@@ -61,6 +64,27 @@ struct UpstreamForwarder: Sendable {
         let fieldsOut = HopByHopHeaders.responseFields(response.headerFields)
         if response.headerFields[.connection]?.lowercased().contains("close") == true { connection.markNotReusable() }
         let pool = self.pool
+        // A small answer (the usual JSON) is read whole — it is almost always in the same TCP segment as the head —
+        // and written to the client as head, body and end at once: one write(2) instead of three.
+        let bodyless = request.method == .head || response.status == .noContent || response.status == .notModified
+        if upload == nil, !bodyless, let length = response.headerFields[.contentLength].flatMap({ Int($0) }), length <= Self.smallBodyBytes {
+            var collected = ByteBuffer()
+            do {
+                reading: while let part = try await connection.next() {
+                    switch part {
+                    case .head: throw Failure.unreachable("unexpected_head")
+                    case .body(var buffer): collected.writeBuffer(&buffer)
+                    case .end: break reading
+                    }
+                }
+                guard collected.readableBytes == length else { throw Failure.unreachable("closed_mid_body") }
+            } catch {
+                connection.close()
+                throw self.error(for: (error as? Failure) ?? .unreachable("closed_mid_body"), requestID: context.requestID)
+            }
+            pool.release(connection)
+            return Response(status: response.status, headers: fieldsOut, body: ResponseBody(byteBuffer: collected))
+        }
         return Response(
             status: response.status, headers: fieldsOut,
             body: ResponseBody(contentLength: nil) { writer in
@@ -141,11 +165,12 @@ struct UpstreamForwarder: Sendable {
         var upload: UpstreamUpload?
         do {
             try await withTaskCancellationHandler {
-                try await connection.outbound.write(.head(head))
                 if let body {
+                    try await connection.outbound.write(.head(head))
                     upload = UpstreamUpload.start(body, to: connection, limit: self.maxBodyBytes)
                 } else {
-                    try await connection.outbound.write(.end(nil))
+                    // One flush, one write(2), for a request without a body.
+                    try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
                 }
             } onCancel: {
                 connection.close()
