@@ -37,7 +37,7 @@ struct EdgeFuzzTests {
         try await ProxyFixture.run(configure: { configuration in
             // Every failed authentication is seen by the token rules, not cut short by the per-address limit.
             configuration.authFailureLimit = nil
-            // The AI functions fail fast: nothing listens at the provider's address.
+            // The AI functions fail fast: the provider's address refuses connections.
             configuration.openAIBaseURL = "http://127.0.0.1:\(openAIPort)/v1"
             configuration.openAITimeoutSeconds = 1
         }) { gateway, _ in
