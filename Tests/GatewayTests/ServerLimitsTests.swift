@@ -81,3 +81,47 @@ struct ServerLimitsTests {
         }
     }
 }
+
+/// `Expect: 100-continue` (RFC 9110 §10.1.1): an interim 100 once the request passes the checks that need no body,
+/// a final refusal instead (and the connection closed, since the body will not come).
+@Suite("Expect: 100-continue")
+struct ExpectContinueTests {
+    static let echo = Route(name: "echo", path: .exact("/test/echo"), methods: [.post], auth: .required) { request, _ in
+        var count = 0
+        for try await buffer in request.body { count += buffer.readableBytes }
+        return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "\(count)")))
+    }
+
+    static func dev(_ configuration: inout GatewayConfiguration) {
+        configuration.mode = .dev
+        configuration.firebaseProjectID = nil
+    }
+
+    @Test("an accepted request gets 100 Continue before its body is sent, then the final answer")
+    func continues() async throws {
+        try await GatewayHarness.run(configure: Self.dev, extraRoutes: [Self.echo]) { gateway in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send("POST /test/echo HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            let interim = await connection.read(for: 5) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+            #expect(String(decoding: interim.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 100 Continue\r\n"))
+            connection.send("hello")
+            let final = await connection.read(for: 5) { String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\n5") }
+            let text = String(decoding: final.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(80))")
+            #expect(text.hasSuffix("\r\n\r\n5"))
+        }
+    }
+
+    @Test("a refused request gets its final answer instead of 100, and the connection closes")
+    func refused() async throws {
+        try await GatewayHarness.run(configure: Self.dev, extraRoutes: [Self.echo]) { gateway in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send("POST /test/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            let answer = await connection.read(for: 5)
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 401"), "\(text.prefix(80))")
+            #expect(!text.contains("100 Continue"))
+            #expect(answer.closed)
+        }
+    }
+}

@@ -29,7 +29,9 @@ struct GatewayResponder: Sendable {
         var record = RequestRecord()
         let route = self.routes.route(for: request.uri.path)
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
-        var response = await self.response(to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, record: &record)
+        var response = await self.response(
+            to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, writer: writer, record: &record
+        )
         response.headers[Self.requestIDHeader] = requestID
         response.headers[.date] = self.dates.value(now: WallClock.now())
         if RequestFraming.endsConnection(request) { response.headers[.connection] = "close" }
@@ -53,7 +55,7 @@ struct GatewayResponder: Sendable {
 
     private func response(
         to request: Request, route: Route?, requestID: String, channel: any Channel, upstream: UpstreamTiming?,
-        record: inout RequestRecord
+        writer: borrowing ResponseWriter, record: inout RequestRecord
     ) async -> Response {
         do {
             try RequestFraming.check(request)
@@ -66,6 +68,11 @@ struct GatewayResponder: Sendable {
             if let rule = route.rateLimit, let identity {
                 limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid, outcome: &record.rateLimit)
             }
+            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
+            // §10.1.1) may send it now. A refusal above is sent instead, and the body never comes.
+            if request.headers[.expect]?.lowercased() == "100-continue" {
+                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
+            }
             let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream)
             var response = try await route.handler(request, context)
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
@@ -77,7 +84,8 @@ struct GatewayResponder: Sendable {
             }
             // Refused with a large or unbounded body still unread: close rather than read it all to keep the
             // connection (RFC 9110 §15.5.14 allows closing after a 413).
-            if error.status == .contentTooLarge || Self.hasLargeUnreadBody(request.headers) {
+            // A client that expected `100 Continue` and got this instead will not send its body either.
+            if error.status == .contentTooLarge || Self.hasLargeUnreadBody(request.headers) || request.headers[.expect] != nil {
                 error.headers[.connection] = "close"
             }
             return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
