@@ -134,11 +134,14 @@ struct ProxyComponentTests {
 
     @Test("hop-by-hop response fields are removed, end-to-end ones and Content-Length kept")
     func responseFields() {
-        let upstream = HTTPHeaders([
+        var upstream = HTTPFields()
+        for (name, value) in [
             ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("Transfer-Encoding", "chunked"),
             ("Upgrade", "h2c"), ("Trailer", "X-Sum"), ("TE", "trailers"), ("Proxy-Authenticate", "Basic"), ("Proxy-Status", "up"),
             ("Content-Length", "12"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("X-End-To-End", "kept"),
-        ])
+        ] {
+            upstream.append(HTTPField(name: HTTPField.Name(name)!, value: value))
+        }
         let fields = HopByHopHeaders.responseFields(upstream)
         #expect(fields.map { "\($0.name): \($0.value)" } == [
             "Proxy-Status: up", "Content-Length: 12", "Set-Cookie: a=1", "Set-Cookie: b=2", "X-End-To-End: kept",

@@ -1,5 +1,4 @@
 import HTTPTypes
-import NIOHTTP1
 
 /// Connection-specific fields (RFC 9110 §7.6.1): they describe one hop, so a proxy removes them in both
 /// directions — `Connection` and every field it names, `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`,
@@ -28,13 +27,6 @@ enum HopByHopHeaders {
         return Self.options(values)
     }
 
-    /// The same for SwiftNIO's `HTTPHeaders`.
-    static func connectionOptions(_ headers: HTTPHeaders) -> Set<HTTPField.Name> {
-        let values = headers["connection"]
-        guard !values.isEmpty else { return [] }
-        return Self.options(values)
-    }
-
     private static func options(_ values: [String]) -> Set<HTTPField.Name> {
         var names: Set<HTTPField.Name> = []
         for value in values {
@@ -56,21 +48,6 @@ enum HopByHopHeaders {
             result.append(field)
         }
         return result
-    }
-
-    /// The upstream's response fields without the hop-by-hop ones: what the client gets. `Content-Length` stays
-    /// (the body is passed through unchanged); the gateway's server frames the body itself.
-    static func responseFields(_ headers: HTTPHeaders) -> HTTPFields {
-        let listed = Self.connectionOptions(headers)
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (rawName, value) in headers {
-            guard let name = HTTPField.Name(rawName), !Self.isHopByHop(name), listed.isEmpty || !listed.contains(name) else {
-                continue
-            }
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return fields
     }
 }
 
