@@ -85,14 +85,7 @@ public final class LocalHTTPServer: Sendable {
     /// moment, cancels handlers that hang on purpose. Cancelling first would race with connections being accepted,
     /// which NIO answers with a crash ("Deinited NIOAsyncWriter without calling finish()").
     public func shutdown() async {
-        await self.group.triggerGracefulShutdown()
-        let task = self.task
-        let canceller = Task {
-            try? await Task.sleep(for: .milliseconds(200))
-            task.cancel()
-        }
-        await task.value
-        canceller.cancel()
+        await LocalListenerStartup.stop(self.group, self.task)
     }
 
     /// A logger at `critical` level: tests are not flooded with server start messages, nor with the

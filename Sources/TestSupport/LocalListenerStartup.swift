@@ -51,4 +51,18 @@ enum LocalListenerStartup {
         }
         return (port, task!, group)
     }
+
+    /// Stops a server started by ``run(_:_:)``: graceful shutdown first (the listener closes, nothing new is
+    /// accepted), then, after a moment, the task is cancelled for handlers that hang on purpose. Cancelling first
+    /// would race with connections being accepted, which NIO answers with a crash ("Deinited NIOAsyncWriter
+    /// without calling finish()").
+    static func stop(_ group: ServiceGroup, _ task: Task<Void, Never>) async {
+        await group.triggerGracefulShutdown()
+        let canceller = Task {
+            try? await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+        }
+        await task.value
+        canceller.cancel()
+    }
 }

@@ -75,14 +75,7 @@ public final class UpstreamTestServer: Sendable {
 
     /// Stops the server: graceful shutdown first, then hanging handlers are cancelled (as ``LocalHTTPServer``).
     public func shutdown() async {
-        await self.group.triggerGracefulShutdown()
-        let task = self.task
-        let canceller = Task {
-            try? await Task.sleep(for: .milliseconds(200))
-            task.cancel()
-        }
-        await task.value
-        canceller.cancel()
+        await LocalListenerStartup.stop(self.group, self.task)
     }
 
     static let chunkSize = 64 * 1024

@@ -53,12 +53,15 @@ enum RawSocketClient {
         }
     }
 
-    private static func connected(port: Int, timeoutSeconds: Int) throws -> Int32 {
+    /// A blocking TCP socket connected to `127.0.0.1:port`, with receive and send timeouts; the caller closes it.
+    static func connected(port: Int, receiveTimeout: Duration, sendTimeout: Duration) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        for (option, duration) in [(SO_RCVTIMEO, receiveTimeout), (SO_SNDTIMEO, sendTimeout)] {
+            let (seconds, attoseconds) = duration.components
+            var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+            setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -73,6 +76,10 @@ enum RawSocketClient {
         return fd
     }
 
+    private static func connected(port: Int, timeoutSeconds: Int) throws -> Int32 {
+        try Self.connected(port: port, receiveTimeout: .seconds(timeoutSeconds), sendTimeout: .seconds(timeoutSeconds))
+    }
+
     /// Whether a TCP connection to the port is accepted (false once the listener is closed).
     static func canConnect(port: Int) -> Bool {
         guard let fd = try? Self.connected(port: port, timeoutSeconds: 1) else { return false }
@@ -81,20 +88,8 @@ enum RawSocketClient {
     }
 
     private static func blockingExchange(port: Int, bytes: [UInt8], timeoutSeconds: Int) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        let fd = try Self.connected(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect failed") }
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -60,7 +60,7 @@ public struct UpstreamProxy: Service {
                 trustedProxies: self.trustedProxies
             ),
             pool: pool,
-            timeout: .nanoseconds(Int64(route.timeoutSeconds * 1_000_000_000)),
+            timeout: .interval(seconds: route.timeoutSeconds),
             maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
             metrics: self.metrics,
             logger: self.logger
@@ -82,9 +82,9 @@ public struct UpstreamProxy: Service {
             let key = "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
             if let pool = self.pools.withLock({ $0[key] }) { return pool }
             let pool = try UpstreamPool(
-                upstream: upstream, connectTimeout: .nanoseconds(Int64(settings.connectTimeoutSeconds * 1_000_000_000)),
+                upstream: upstream, connectTimeout: .interval(seconds: settings.connectTimeoutSeconds),
                 maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
-                idleTimeout: .nanoseconds(Int64(settings.idleTimeoutSeconds * 1_000_000_000))
+                idleTimeout: .interval(seconds: settings.idleTimeoutSeconds)
             )
             return self.pools.withLock { pools in
                 if let existing = pools[key] { return existing }

@@ -18,14 +18,10 @@ public struct RequestContext: Sendable {
         self.upstream = upstream
     }
 
-    /// Runs `operation`, cancelling it if the client goes away meanwhile (for expensive work nobody would receive).
-    /// - Parameter onEventLoop: run it on the connection's event loop (I/O that only awaits, such as an upstream
-    ///   call: no thread hop) rather than on Swift's global executor (long CPU work, such as the AI functions').
-    func cancellingWhenClientLeaves<T: Sendable>(
-        onEventLoop: Bool = false, _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        let executor: any TaskExecutor = onEventLoop ? EventLoopTaskExecutor(self.channel.eventLoop) : globalConcurrentExecutor
-        let task = Task(executorPreference: executor) { try await operation() }
+    /// Runs `operation` off the event loop (on Swift's global executor: the AI functions' work is long and CPU-bound),
+    /// cancelling it if the client goes away meanwhile (for expensive work nobody would receive).
+    func cancellingWhenClientLeaves<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task(executorPreference: globalConcurrentExecutor) { try await operation() }
         let watcher = await self.closeWatcher()
         watcher?.watch { task.cancel() }
         defer { watcher?.unwatch() }

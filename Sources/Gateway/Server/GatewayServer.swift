@@ -21,14 +21,14 @@ public struct GatewayServer: Service {
         let onServerRunning = self.onServerRunning
         let logger = self.logger
         let limits = self.limits
-        let headerTimeout = TimeAmount.nanoseconds(Int64(limits.headerTimeoutSeconds * 1_000_000_000))
+        let headerTimeout = TimeAmount.interval(seconds: limits.headerTimeoutSeconds)
         let http1 = HTTP1Channel(
             responder: { request, writer, channel in
                 try await responder.respond(to: request, writer: writer, channel: channel)
             },
             configuration: .init(
                 additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout, requestIDs: responder.requestIDs)],
-                idleTimeout: .nanoseconds(Int64(limits.idleTimeoutSeconds * 1_000_000_000)),
+                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
                     maxHeaderFieldCount: limits.maxHeaderCount

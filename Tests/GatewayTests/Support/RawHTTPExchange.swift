@@ -55,22 +55,11 @@ struct RawHTTPExchange: Sendable {
     }
 
     private func blockingRun(port: Int, bytes: [UInt8]) -> Outcome {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return Outcome(responses: [], ending: .malformed("socket() failed"), raw: []) }
-        defer { close(fd) }
         // Short receive waits, so the stall clock is checked often; sends never block for long.
-        var tick = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, socklen_t(MemoryLayout<timeval>.size))
-        var sendLimit = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendLimit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        guard let fd = try? RawSocketClient.connected(port: port, receiveTimeout: .milliseconds(100), sendTimeout: .seconds(2)) else {
+            return Outcome(responses: [], ending: .malformed("connect() failed"), raw: [])
         }
-        guard connected == 0 else { return Outcome(responses: [], ending: .malformed("connect() failed"), raw: []) }
+        defer { close(fd) }
 
         var offset = 0
         while offset < bytes.count {
@@ -238,21 +227,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Connects to `127.0.0.1:port` (blocking; call from a test, not an event loop).
     init(port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawSocketClient.Failure(description: "socket failed") }
-        var tick = timeval(tv_sec: 0, tv_usec: 50_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw RawSocketClient.Failure(description: "connect failed")
-        }
+        let fd = try RawSocketClient.connected(port: port, receiveTimeout: .milliseconds(50), sendTimeout: .seconds(5))
         self.fd = fd
     }
 
