@@ -78,7 +78,7 @@ struct ProxyComponentTests {
     @Test("hop-by-hop, identity, framing and forwarding fields from an untrusted peer are replaced")
     func untrustedPeer() {
         let headers = Self.rules().fields(
-            for: Self.request(Self.hostile), requestID: "gw-1", identity: Identity(uid: "alice", source: .firebase, token: nil),
+            for: Self.request(Self.hostile).head, requestID: "gw-1", identity: Identity(uid: "alice", source: .firebase, token: nil),
             peer: "10.0.0.9", now: 1_700_000_000
         )
         let expected: [(String, String)] = [
@@ -91,7 +91,7 @@ struct ProxyComponentTests {
     @Test("from a trusted proxy: X-Forwarded-For appended to, -Proto, -Host and Forwarded believed")
     func trustedPeer() {
         let headers = Self.rules(trusted: ["10.0.0.0/8"]).fields(
-            for: Self.request(Self.hostile + [("X-Forwarded-For", "8.8.8.8")]), requestID: "gw-1", identity: nil, peer: "10.0.0.9",
+            for: Self.request(Self.hostile + [("X-Forwarded-For", "8.8.8.8")]).head, requestID: "gw-1", identity: nil, peer: "10.0.0.9",
             now: 1_700_000_000
         )
         #expect(headers["X-Forwarded-For"] == ["6.6.6.6, 7.7.7.7, 8.8.8.8, 10.0.0.9"])
@@ -106,14 +106,14 @@ struct ProxyComponentTests {
     @Test("Authorization is forwarded only where the route says so")
     func authorization() {
         let request = Self.request([("Authorization", "Bearer abc")])
-        #expect(Self.rules().fields(for: request, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
-        #expect(Self.rules(forwardAuthorization: true).fields(for: request, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
+        #expect(Self.rules().fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
+        #expect(Self.rules(forwardAuthorization: true).fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
     }
 
     @Test("with a key, a verified caller gets a fresh assertion that verifies with it (and not with another)")
     func assertion() throws {
         let headers = Self.rules(key: Self.assertionKey).fields(
-            for: Self.request([("X-StoryGate-Identity", "v1.forged")]), requestID: "gw-7",
+            for: Self.request([("X-StoryGate-Identity", "v1.forged")]).head, requestID: "gw-7",
             identity: Identity(uid: "alice", source: .firebase, token: nil), peer: "127.0.0.1", now: 1_700_000_000
         )
         let values = headers["X-StoryGate-Identity"]
@@ -124,7 +124,7 @@ struct ProxyComponentTests {
         #expect(throws: IdentityAssertionError.self) { try IdentityAssertion.verify(header: values[0], key: other, now: 1_700_000_001) }
         // No caller: no identity, no assertion.
         let anonymous = Self.rules(key: Self.assertionKey).fields(
-            for: Self.request([]), requestID: "gw-8", identity: nil, peer: nil, now: 1_700_000_000
+            for: Self.request([]).head, requestID: "gw-8", identity: nil, peer: nil, now: 1_700_000_000
         )
         #expect(anonymous["X-StoryGate-Identity"].isEmpty)
         #expect(anonymous["X-User-Id"].isEmpty)

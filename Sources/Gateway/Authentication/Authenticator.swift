@@ -23,9 +23,36 @@ public struct Authenticator: Sendable {
         self.assertions = assertions
     }
 
+    /// How far `identifyNow` got without suspending.
+    public enum Outcome: Sendable {
+        /// Decided: the caller, or nil for a request without credentials.
+        case identified(Identity?)
+        /// A token signed with a key this gateway does not hold yet: the async `identify` refetches the certificates.
+        case needsKeyRefetch(token: Substring)
+    }
+
     /// The caller's identity, or nil when the request carries no credentials.
     /// - Parameter clientAddress: the caller's address, computed only when the failure limiter needs it.
     public func identify(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity? {
+        switch try self.identifyNow(headers, clientAddress: clientAddress) {
+        case .identified(let identity):
+            return identity
+        case .needsKeyRefetch(let token):
+            // `identifyNow` has already applied the failure limiter's refusal.
+            do {
+                let verified = try await self.tokens.verifyUncached(token)
+                return Identity(uid: verified.uid, source: .firebase, token: verified)
+            } catch {
+                let failure = GatewayError(error)
+                if let limiter = self.failureLimiter, failure.status == .unauthorized { limiter.recordFailure(clientAddress()) }
+                throw failure
+            }
+        }
+    }
+
+    /// `identify` without suspending, for the direct path: everything but a certificate refetch, which it leaves
+    /// to the async `identify` (having recorded nothing, so that one starts afresh).
+    public func identifyNow(_ headers: HTTPFields, clientAddress: () -> String) throws(GatewayError) -> Outcome {
         let credentials: Credentials
         do {
             credentials = try Credentials.extract(
@@ -36,32 +63,32 @@ public struct Authenticator: Sendable {
         }
         switch credentials {
         case .none:
-            return nil
+            return .identified(nil)
         case .malformedBearer(let reason):
             throw self.failure(
                 .invalidToken(reason, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress
             )
         case .devUserID(let uid):
-            return Identity(uid: uid, source: .dev, token: nil)
+            return .identified(Identity(uid: uid, source: .dev, token: nil))
         case .assertion(let value):
             // `.assertion` is only extracted when a verifier is configured.
-            guard let assertions = self.assertions else { return nil }
+            guard let assertions = self.assertions else { return .identified(nil) }
             do {
-                return try assertions.identity(value, now: WallClock.now())
+                return .identified(try assertions.identity(value, now: WallClock.now()))
             } catch {
                 throw self.failure(error, clientAddress: clientAddress)
             }
         case .bearer(let token):
             guard let limiter = self.failureLimiter else {
-                return try await self.verify(token)
+                return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyNow(token) }
             }
             if let cached = self.tokens.cached(token) {
-                return Identity(uid: cached.uid, source: .firebase, token: cached)
+                return .identified(Identity(uid: cached.uid, source: .firebase, token: cached))
             }
             let address = clientAddress()
             try limiter.refuseIfExhausted(address)
             do {
-                return try await self.verify(token, cacheChecked: true)
+                return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
             } catch {
                 if error.status == .unauthorized { limiter.recordFailure(address) }
                 throw error
@@ -72,9 +99,34 @@ public struct Authenticator: Sendable {
     /// The caller's identity; no credentials is a 401.
     public func authenticate(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity {
         guard let identity = try await self.identify(headers, clientAddress: clientAddress) else {
-            throw self.failure(.missingCredentials(devMode: self.trustUserIDHeader), clientAddress: clientAddress)
+            throw self.missingCredentials(clientAddress: clientAddress)
         }
         return identity
+    }
+
+    /// `authenticate` without suspending (see `identifyNow`).
+    public func authenticateNow(_ headers: HTTPFields, clientAddress: () -> String) throws(GatewayError) -> Outcome {
+        let outcome = try self.identifyNow(headers, clientAddress: clientAddress)
+        if case .identified(nil) = outcome { throw self.missingCredentials(clientAddress: clientAddress) }
+        return outcome
+    }
+
+    private func missingCredentials(clientAddress: () -> String) -> GatewayError {
+        self.failure(.missingCredentials(devMode: self.trustUserIDHeader), clientAddress: clientAddress)
+    }
+
+    /// A verification's result as an outcome: an unknown key asks for the refetch instead of failing.
+    private static func outcome(
+        _ token: Substring, _ verify: () throws(TokenVerificationError) -> VerifiedToken
+    ) throws(GatewayError) -> Outcome {
+        do {
+            let verified = try verify()
+            return .identified(Identity(uid: verified.uid, source: .firebase, token: verified))
+        } catch where error.reason == .unknownKey {
+            return .needsKeyRefetch(token: token)
+        } catch {
+            throw GatewayError(error)
+        }
     }
 
     /// A request that failed without any verification work: counts against its address, and is a 429 instead
@@ -89,14 +141,5 @@ public struct Authenticator: Sendable {
         }
         limiter.recordFailure(address)
         return error
-    }
-
-    private func verify(_ token: Substring, cacheChecked: Bool = false) async throws(GatewayError) -> Identity {
-        do {
-            let verified = cacheChecked ? try await self.tokens.verifyUncached(token) : try await self.tokens.verify(token)
-            return Identity(uid: verified.uid, source: .firebase, token: verified)
-        } catch {
-            throw GatewayError(error)
-        }
     }
 }

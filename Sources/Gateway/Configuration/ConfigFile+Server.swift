@@ -23,6 +23,7 @@ extension ConfigFile {
         try server.assign(&limits.shutdownGraceSeconds, "shutdown_grace_seconds") { value throws(ConfigurationError) in
             try value.number(in: ConfigurationBounds.shutdownGraceSeconds)
         }
+        try server.assign(&limits.directPath, "direct_path") { value throws(ConfigurationError) in try value.boolean() }
     }
 
     static func applyProxy(_ value: ConfigValue, to settings: inout ProxySettings) throws(ConfigurationError) {

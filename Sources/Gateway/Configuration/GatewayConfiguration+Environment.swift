@@ -47,6 +47,7 @@ extension GatewayConfiguration {
         self.server.shutdownGraceSeconds = try reader.seconds(
             "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
         )
+        self.server.directPath = try reader.boolean("DIRECT_PATH", default: self.server.directPath)
         self.proxy.assertionSecret = try reader.secretFile(
             "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
         ) ?? self.proxy.assertionSecret

@@ -36,6 +36,7 @@ public import StoryFunctions
 /// | `server.max_body_bytes` | `MAX_BODY_BYTES` | see `ServerLimits` | `10485760` |
 /// | `server.max_connections` | `MAX_CONNECTIONS` | see `ServerLimits` | `20000` |
 /// | `server.shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | see `ServerLimits` | `25` |
+/// | `server.direct_path` | `DIRECT_PATH` | see `ServerLimits` | `true` |
 /// | `proxy.identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | see `ProxySettings` | none |
 /// | `builtin_routes`, `routes` | | the route table, see `RouteConfiguration` | `RouteConfiguration.defaults` |
 /// | | `STORYGATE_CONFIG` | the config file when `--config` is not given | none |

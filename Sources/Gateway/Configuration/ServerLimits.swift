@@ -9,6 +9,7 @@
 /// | `idle_timeout_seconds` | | 0.1...3600: a keep-alive connection with nothing to do is closed after this | `75` |
 /// | `max_connections` | `MAX_CONNECTIONS` | 1...1000000 open client connections; more wait in the accept backlog | `20000` |
 /// | `shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | 0...3600: on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
+/// | `direct_path` | `DIRECT_PATH` | boolean: body-less proxied requests are handled in the channel pipeline (the same rules, less CPU); `false` sends every request through the connection's task | `true` |
 public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderBytes = 32 * 1024
     public var maxHeaderCount = 100
@@ -17,13 +18,14 @@ public struct ServerLimits: Sendable, Equatable {
     public var idleTimeoutSeconds = 75.0
     public var maxConnections = 20_000
     public var shutdownGraceSeconds = 25.0
+    public var directPath = true
 
     public init() {}
 
     /// The keys of `server:`.
     static let keys = [
         "max_header_bytes", "max_header_count", "max_body_bytes", "header_timeout_seconds", "idle_timeout_seconds", "max_connections",
-        "shutdown_grace_seconds",
+        "shutdown_grace_seconds", "direct_path",
     ]
 }
 

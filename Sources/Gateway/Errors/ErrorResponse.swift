@@ -7,14 +7,18 @@ import NIOCore
 enum ErrorResponse {
     static func make(_ error: GatewayError, requestID: String, now: Double) -> Response {
         let json = Self.json(error, requestID: requestID, now: now)
+        return Response(status: error.status, headers: Self.fields(error), body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
 
+    /// The fields of an error answer (besides the length, the request id and the date).
+    static func fields(_ error: GatewayError) -> HTTPFields {
         var headers = error.headers
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         if let retryAfter = error.retryAfter {
             headers[.retryAfter] = String(retryAfter)
         }
-        return Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        return headers
     }
 
     /// The JSON body of an error answer.

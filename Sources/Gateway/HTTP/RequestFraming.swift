@@ -1,5 +1,4 @@
 import HTTPTypes
-import HummingbirdCore
 
 /// The framing rules of RFC 9112 that the HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, checked
 /// before any route runs, so that neither a handler nor an upstream ever sees a request whose length or target two
@@ -21,8 +20,8 @@ enum RequestFraming {
     static let host = HTTPField.Name("Host")!
 
     /// - Throws: a 400 `MALFORMED_REQUEST` (with `Connection: close`) for the first rule the request breaks.
-    static func check(_ request: Request) throws(GatewayError) {
-        let headers = request.headers
+    static func check(_ request: HTTPRequest) throws(GatewayError) {
+        let headers = request.headerFields
         let transferEncodings = headers[values: .transferEncoding]
         if !transferEncodings.isEmpty {
             guard transferEncodings.count == 1, Self.isExactlyChunked(transferEncodings[0]) else {
@@ -44,8 +43,8 @@ enum RequestFraming {
     /// Whether the connection must close after this request's answer: a CONNECT or protocol-upgrade request. The
     /// parser stops reading a connection after one (it expects the protocol to change), and the gateway never
     /// switches protocols, so later bytes on it would never be answered.
-    static func endsConnection(_ request: Request) -> Bool {
-        request.method == .connect || request.headers.contains(.upgrade)
+    static func endsConnection(_ request: HTTPRequest) -> Bool {
+        request.method == .connect || request.headerFields.contains(.upgrade)
     }
 
     /// `chunked` in any case, with optional whitespace around it (RFC 9110 §5.6.3, §7.8: codings are case-insensitive).

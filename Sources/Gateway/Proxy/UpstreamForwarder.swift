@@ -43,7 +43,7 @@ struct UpstreamForwarder: Sendable {
         let declaredLength = request.headers[.contentLength].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         guard let path = self.target.path(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
         var fields = self.headers.fields(
-            for: request, requestID: context.requestID, identity: context.identity,
+            for: request.head, requestID: context.requestID, identity: context.identity,
             peer: context.channel.remoteAddress?.ipAddress, now: WallClock.now()
         )
         // HTTP/1.1 framing (RFC 9112 §6.3): a body exactly when there is a Content-Length or a Transfer-Encoding.
@@ -212,7 +212,7 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// An error's type as a snake_case label (`IOError` → `ioerror`).
-    private static func label(_ error: any Error) -> String {
+    static func label(_ error: any Error) -> String {
         String("\(type(of: error))".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

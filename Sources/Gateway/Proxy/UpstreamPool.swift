@@ -13,7 +13,7 @@ final class UpstreamPool: Sendable {
     let maxIdlePerEventLoop: Int
     /// How long a connection may wait in the pool (`proxy.idle_timeout_seconds`).
     let idleTimeout: TimeAmount
-    private let tls: NIOSSLContext?
+    let tls: NIOSSLContext?
     private let idle = Mutex<(byLoop: [ObjectIdentifier: [Idle]], closed: Bool)>(([:], false))
 
     /// A connection waiting in the pool, and the timer that closes it.

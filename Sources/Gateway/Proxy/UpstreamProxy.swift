@@ -41,31 +41,33 @@ public struct UpstreamProxy: Service {
         self.pools = Pools()
     }
 
-    func handler(for route: RouteConfiguration, upstream: UpstreamURL) -> RouteHandler {
-        let pool: UpstreamPool
+    /// The route's async handler (any request), and how the direct path forwards its body-less requests.
+    func handlers(for route: RouteConfiguration, upstream: UpstreamURL) -> (RouteHandler, DirectForwarder?) {
+        let pools: (async: UpstreamPool, direct: DirectUpstreamPool)
         do {
-            pool = try self.pools.pool(for: upstream, settings: self.settings)
+            pools = try self.pools.pools(for: upstream, settings: self.settings)
         } catch {
             self.logger.error("no TLS context for an https upstream", metadata: ["route": "\(route.name)"])
-            return { _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }
+            return ({ _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }, nil)
         }
+        let target = UpstreamTarget(upstream: upstream, path: route.path)
+        let headers = UpstreamRequestHeaders(
+            identityHeaders: self.identityHeaders,
+            assertionHeader: self.assertionHeader,
+            assertionKey: self.assertion?.key,
+            forwardAuthorization: route.forwardAuthorization,
+            trustedProxies: self.trustedProxies
+        )
+        let timeout = TimeAmount.interval(seconds: route.timeoutSeconds)
         let forwarder = UpstreamForwarder(
-            routeName: route.name,
-            target: UpstreamTarget(upstream: upstream, path: route.path),
-            headers: UpstreamRequestHeaders(
-                identityHeaders: self.identityHeaders,
-                assertionHeader: self.assertionHeader,
-                assertionKey: self.assertion?.key,
-                forwardAuthorization: route.forwardAuthorization,
-                trustedProxies: self.trustedProxies
-            ),
-            pool: pool,
-            timeout: .interval(seconds: route.timeoutSeconds),
-            maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
-            metrics: self.metrics,
+            routeName: route.name, target: target, headers: headers, pool: pools.async, timeout: timeout,
+            maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes, metrics: self.metrics, logger: self.logger
+        )
+        let direct = DirectForwarder(
+            routeName: route.name, target: target, headers: headers, pool: pools.direct, timeout: timeout, metrics: self.metrics,
             logger: self.logger
         )
-        return { request, context in try await forwarder.forward(request, context: context) }
+        return ({ request, context in try await forwarder.forward(request, context: context) }, direct)
     }
 
     /// Waits for graceful shutdown (the server has stopped by then), then closes the pooled connections.
@@ -74,27 +76,61 @@ public struct UpstreamProxy: Service {
         self.pools.shutdown()
     }
 
-    /// One pool per upstream origin.
+    /// One pair of pools per upstream origin: the async path's and the direct path's.
     private final class Pools: Sendable {
-        private let pools = Mutex<[String: UpstreamPool]>([:])
+        private let pools = Mutex<[String: (async: UpstreamPool, direct: DirectUpstreamPool)]>([:])
 
-        func pool(for upstream: UpstreamURL, settings: ProxySettings) throws -> UpstreamPool {
+        func pools(for upstream: UpstreamURL, settings: ProxySettings) throws -> (async: UpstreamPool, direct: DirectUpstreamPool) {
             let key = "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
-            if let pool = self.pools.withLock({ $0[key] }) { return pool }
-            let pool = try UpstreamPool(
-                upstream: upstream, connectTimeout: .interval(seconds: settings.connectTimeoutSeconds),
-                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
-                idleTimeout: .interval(seconds: settings.idleTimeoutSeconds)
+            if let pools = self.pools.withLock({ $0[key] }) { return pools }
+            let connectTimeout = TimeAmount.interval(seconds: settings.connectTimeoutSeconds)
+            let idleTimeout = TimeAmount.interval(seconds: settings.idleTimeoutSeconds)
+            let asyncPool = try UpstreamPool(
+                upstream: upstream, connectTimeout: connectTimeout, maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
+                idleTimeout: idleTimeout
+            )
+            let directPool = DirectUpstreamPool(
+                upstream: upstream, connectTimeout: connectTimeout, maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
+                idleTimeout: idleTimeout, tls: asyncPool.tls
             )
             return self.pools.withLock { pools in
                 if let existing = pools[key] { return existing }
-                pools[key] = pool
-                return pool
+                pools[key] = (asyncPool, directPool)
+                return (asyncPool, directPool)
             }
         }
 
         func shutdown() {
-            for pool in self.pools.withLock({ Array($0.values) }) { pool.shutdown() }
+            for (asyncPool, directPool) in self.pools.withLock({ Array($0.values) }) {
+                asyncPool.shutdown()
+                directPool.shutdown()
+            }
         }
+    }
+}
+
+/// What the direct path needs to forward one route's requests (built with the route; a class, so that a request
+/// holds one reference instead of copying it).
+final class DirectForwarder: Sendable {
+    let routeName: String
+    let target: UpstreamTarget
+    let headers: UpstreamRequestHeaders
+    let pool: DirectUpstreamPool
+    /// How long the upstream may take to start answering (504 after).
+    let timeout: TimeAmount
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    init(
+        routeName: String, target: UpstreamTarget, headers: UpstreamRequestHeaders, pool: DirectUpstreamPool, timeout: TimeAmount,
+        metrics: GatewayMetrics, logger: Logger
+    ) {
+        self.routeName = routeName
+        self.target = target
+        self.headers = headers
+        self.pool = pool
+        self.timeout = timeout
+        self.metrics = metrics
+        self.logger = logger
     }
 }

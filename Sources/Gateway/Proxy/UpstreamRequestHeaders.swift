@@ -1,5 +1,4 @@
 import HTTPTypes
-import HummingbirdCore
 import IDTokens
 import NIOHTTP1
 
@@ -58,8 +57,8 @@ struct UpstreamRequestHeaders: Sendable {
     /// - Parameters:
     ///   - peer: the TCP peer's IP address (nil when unknown).
     ///   - now: Unix seconds, for the assertion's timestamp.
-    func fields(for request: Request, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPFields {
-        let source = request.headers
+    func fields(for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPFields {
+        let source = request.headerFields
         let listed = HopByHopHeaders.connectionOptions(source)
         let peerTrusted = !self.trustedProxies.isEmpty && peer.map { peer in self.trustedProxies.contains { $0.contains(peer) } } ?? false
         var forwardedFor: String?
@@ -96,7 +95,7 @@ struct UpstreamRequestHeaders: Sendable {
             headers.append(HTTPField(name: Self.forwardedFor, value: forwardedFor.map { $0 + ", " + peer } ?? peer))
         }
         headers.append(HTTPField(name: Self.forwardedProto, value: forwardedProto ?? "http"))
-        if let host = forwardedHost ?? request.head.authority {
+        if let host = forwardedHost ?? request.authority {
             headers.append(HTTPField(name: Self.forwardedHost, value: host))
         }
         headers.append(HTTPField(name: Self.requestID, value: requestID))

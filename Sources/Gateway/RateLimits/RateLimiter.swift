@@ -23,10 +23,7 @@ public struct RateLimiter: Sendable {
     /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
     /// - Parameter outcome: set to `allowed`, `limited`, `shadow` or `store_error` (for the access log).
     func check(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> HTTPFields {
-        guard let limit = self.limits[rule.name] else {
-            // Routes are checked against the limits at start-up; reaching this is a bug: fail closed.
-            throw GatewayError.internalError()
-        }
+        let limit = try self.limit(rule)
         let decision: RateLimitDecision
         do {
             decision = try await self.store.check(limit, key: key, cost: rule.cost)
@@ -39,6 +36,29 @@ public struct RateLimiter: Sendable {
                 reason: "rate_limit_store_\(error.shortDescription)", retryAfter: 1
             )
         }
+        return try self.apply(decision, of: limit, outcome: &outcome)
+    }
+
+    /// Whether `checkNow` decides: the buckets are in this process.
+    var decidesWithoutWaiting: Bool { self.store.decidesWithoutWaiting }
+
+    /// `check` without suspending, for a store that `decidesWithoutWaiting`; nil (nothing taken) for any other.
+    func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> HTTPFields? {
+        let limit = try self.limit(rule)
+        guard let decision = self.store.checkWithoutWaiting(limit, key: key, cost: rule.cost) else { return nil }
+        return try self.apply(decision, of: limit, outcome: &outcome)
+    }
+
+    private func limit(_ rule: RouteRateLimit) throws(GatewayError) -> RateLimit {
+        guard let limit = self.limits[rule.name] else {
+            // Routes are checked against the limits at start-up; reaching this is a bug: fail closed.
+            throw GatewayError.internalError()
+        }
+        return limit
+    }
+
+    /// A decision as headers, or as the 429 that carries them; counted and, in shadow mode, logged.
+    private func apply(_ decision: RateLimitDecision, of limit: RateLimit, outcome: inout String) throws(GatewayError) -> HTTPFields {
         var headers = HTTPFields()
         headers[Self.policyHeader] = RateLimitHeaders.policy(limit)
         headers[Self.stateHeader] = RateLimitHeaders.state(limit, decision)

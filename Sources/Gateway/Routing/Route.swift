@@ -74,6 +74,8 @@ public struct Route: Sendable {
     /// Whether the handler forwards to an upstream (its timing goes to the access log).
     public let forwardsUpstream: Bool
     public let handler: RouteHandler
+    /// How the direct path forwards this route's body-less requests (upstream routes; nil for the others).
+    var direct: DirectForwarder?
 
     public init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,

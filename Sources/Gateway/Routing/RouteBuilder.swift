@@ -14,6 +14,7 @@ struct RouteBuilder {
         let handler: RouteHandler
         let methods: [HTTPRequest.Method]
         let forwardsUpstream: Bool
+        var direct: DirectForwarder?
         switch configuration.target {
         case .builtin(let builtin):
             methods = configuration.methods ?? builtin.methods
@@ -21,14 +22,16 @@ struct RouteBuilder {
             forwardsUpstream = false
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteBuilder.allMethods
-            handler = self.proxy.handler(for: configuration, upstream: upstream)
+            (handler, direct) = self.proxy.handlers(for: configuration, upstream: upstream)
             forwardsUpstream = true
         }
-        return Route(
+        var route = Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: configuration.maxBodyBytes ?? self.limits.maxBodyBytes,
             forwardsUpstream: forwardsUpstream, handler: handler
         )
+        route.direct = direct
+        return route
     }
 
     private func handler(_ builtin: BuiltinHandler, path: Route.PathMatch) -> RouteHandler {

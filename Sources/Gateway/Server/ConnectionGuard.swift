@@ -26,7 +26,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let headerTimeout: TimeAmount
     private let requestIDs: RequestIDGenerator
-    private var headerDeadline: Scheduled<Void>?
+    /// When the request head under way must be complete (nil: none under way).
+    private var headerDeadline: NIODeadline?
+    /// Checks the deadline. Scheduled lazily and left running when the deadline is cleared (a timer scheduled
+    /// and cancelled for every request would cost two heap operations a request): when it fires it closes the
+    /// connection if the deadline has passed, waits for a later one, or ends.
+    private var headerTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var headsRead = 0
     /// Requests read to their end.
@@ -61,12 +66,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.disarmHeaderDeadline()
+        self.stopHeaderTimer()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.disarmHeaderDeadline()
+        self.stopHeaderTimer()
         self.context = nil
     }
 
@@ -141,15 +146,31 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func armHeaderDeadline(_ context: ChannelHandlerContext) {
-        self.headerDeadline?.cancel()
-        self.headerDeadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: self.headerTimeout) {
-            context.close(promise: nil)
+        let deadline = NIODeadline.now() + self.headerTimeout
+        self.headerDeadline = deadline
+        if self.headerTimer == nil { self.scheduleHeaderTimer(context, at: deadline) }
+    }
+
+    private func scheduleHeaderTimer(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        self.headerTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
+            self.headerTimer = nil
+            guard let deadline = self.headerDeadline else { return }
+            if deadline <= .now() {
+                context.close(promise: nil)
+            } else {
+                self.scheduleHeaderTimer(context, at: deadline)
+            }
         }
     }
 
     private func disarmHeaderDeadline() {
-        self.headerDeadline?.cancel()
         self.headerDeadline = nil
+    }
+
+    private func stopHeaderTimer() {
+        self.headerDeadline = nil
+        self.headerTimer?.cancel()
+        self.headerTimer = nil
     }
 }
 

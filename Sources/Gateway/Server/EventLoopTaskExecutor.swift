@@ -21,13 +21,24 @@ final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop.
+/// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop,
+/// and the direct path (``DirectPathHandler``) in front of the task when a responder is given.
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
+    let direct: GatewayResponder?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        self.http1.setup(channel: channel, logger: logger)
+        let direct = self.direct
+        return self.http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            if let direct {
+                // Right before the connection task's channel, after HummingbirdCore's idle and quiesce handling.
+                let pipeline = value.channel.pipeline.syncOperations
+                let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
+                try pipeline.addHandler(DirectPathHandler(responder: direct), position: .after(state))
+            }
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -139,6 +139,7 @@ public struct GatewayApplication: Sendable {
             host: configuration.host,
             port: configuration.port,
             limits: configuration.server,
+            directPath: configuration.server.directPath,
             responder: GatewayResponder(
                 routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
                 trustedProxies: configuration.trustedProxies, metrics: metrics,

@@ -24,8 +24,7 @@ struct GatewayResponder: Sendable {
         let start = ContinuousClock.now
         self.metrics.requestStarted()
         defer { self.metrics.requestFinished() }
-        let incomingID = request.headers[values: Self.requestIDHeader]
-        let requestID = incomingID.count == 1 && RequestIDGenerator.isAcceptable(incomingID[0]) ? incomingID[0] : self.requestIDs.next()
+        let requestID = self.requestID(request.headers)
         var record = RequestRecord()
         let route = self.routes.route(for: request.uri.path)
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
@@ -34,7 +33,7 @@ struct GatewayResponder: Sendable {
         )
         response.headers[Self.requestIDHeader] = requestID
         response.headers[.date] = self.dates.value(now: WallClock.now())
-        if RequestFraming.endsConnection(request) { response.headers[.connection] = "close" }
+        if RequestFraming.endsConnection(request.head) { response.headers[.connection] = "close" }
         if request.method == .head {
             // Same headers as GET, no body (RFC 9110 §9.3.2).
             var headers = response.headers
@@ -58,7 +57,7 @@ struct GatewayResponder: Sendable {
         writer: borrowing ResponseWriter, record: inout RequestRecord
     ) async -> Response {
         do {
-            try RequestFraming.check(request)
+            try RequestFraming.check(request.head)
             guard let route else { throw GatewayError.notFound() }
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
@@ -102,6 +101,12 @@ struct GatewayResponder: Sendable {
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
             return ErrorResponse.make(.internalError(), requestID: requestID, now: WallClock.now())
         }
+    }
+
+    /// The client's `X-Request-ID` when it sent one acceptable value, otherwise a new one.
+    func requestID(_ fields: HTTPFields) -> String {
+        let incoming = fields[values: Self.requestIDHeader]
+        return incoming.count == 1 && RequestIDGenerator.isAcceptable(incoming[0]) ? incoming[0] : self.requestIDs.next()
     }
 
     /// A body larger than is worth draining (or of unknown length) follows the head.

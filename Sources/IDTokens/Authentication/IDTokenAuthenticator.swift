@@ -1,7 +1,7 @@
 /// Verifies Firebase ID tokens for a set of trusted projects: the verified-token cache first, then the full
 /// rules and RS256 signature, refetching a project's certificates once (single flight, cooldown) on an unknown `kid`.
 ///
-/// The hot path (cache hit, or a known key) never suspends; only an unknown-kid refetch does.
+/// The hot path (cache hit, or a known key) never suspends (`verifyNow`); only an unknown-kid refetch does.
 public final class IDTokenAuthenticator: Sendable {
     private let verifier: TokenVerifier
     private let projects: [String: CertificateStore]
@@ -36,18 +36,31 @@ public final class IDTokenAuthenticator: Sendable {
 
     /// Full verification of a token the caller already looked up in the cache and missed; the result is cached.
     public func verifyUncached(_ token: Substring) async throws(TokenVerificationError) -> VerifiedToken {
-        let now = self.now()
-        let verified: VerifiedToken
         do {
-            verified = try self.verifier.verify(token, now: now, keys: self.keys(for:))
+            return try self.verifyUncachedNow(token)
         } catch where error.reason == .unknownKey {
             // The key may have been rotated in since the last fetch: one refetch, then one more try.
             guard let audience = try? DecodedToken(compact: token).audience,
                 let store = self.projects[audience],
                 await store.refreshForUnknownKey()
             else { throw error }
-            verified = try self.verifier.verify(token, now: self.now(), keys: self.keys(for:))
+            return try self.verifyUncachedNow(token)
         }
+    }
+
+    /// `verify` without suspending: the cache, then the certificates held now. A token signed with a key not held
+    /// fails with `.unknownKey`, and `verifyUncached` is the way on (it refetches the certificates once).
+    public func verifyNow(_ token: Substring) throws(TokenVerificationError) -> VerifiedToken {
+        if let cached = self.cached(token) {
+            return cached
+        }
+        return try self.verifyUncachedNow(token)
+    }
+
+    /// Full verification against the certificates held now (no refetch); the result is cached.
+    public func verifyUncachedNow(_ token: Substring) throws(TokenVerificationError) -> VerifiedToken {
+        let now = self.now()
+        let verified = try self.verifier.verify(token, now: now, keys: self.keys(for:))
         self.cache.insert(token, verified, now: now)
         return verified
     }

@@ -26,6 +26,13 @@ public final class InMemoryRateLimitStore: RateLimitStore, Sendable {
         self.checkNow(limit, key: key, cost: cost, now: self.now())
     }
 
+    /// `checkNow` at the store's clock.
+    public func checkWithoutWaiting(_ limit: RateLimit, key: String, cost: Double) -> RateLimitDecision? {
+        self.checkNow(limit, key: key, cost: cost, now: self.now())
+    }
+
+    public var decidesWithoutWaiting: Bool { true }
+
     /// The synchronous hot path (no suspension): the async `check` calls it with the store's clock.
     public func checkNow(_ limit: RateLimit, key: String, cost: Double, now: Double) -> RateLimitDecision {
         let bucketKey = BucketKey(key)

@@ -8,4 +8,19 @@ public protocol RateLimitStore: Sendable {
     ///   - cost: a positive, finite number of tokens, usually 1 (a precondition: route configuration, not input).
     /// - Throws: `RateLimitStoreError` when the store could not decide; the caller applies its failure policy.
     func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision
+
+    /// The decision without suspending, for a store that can give one (the in-process buckets); nil for a store
+    /// that must ask elsewhere (Redis), whose `check` is then the only way. By default nil.
+    func checkWithoutWaiting(_ limit: RateLimit, key: String, cost: Double) -> RateLimitDecision?
+
+    /// Whether `checkWithoutWaiting` decides. By default false.
+    var decidesWithoutWaiting: Bool { get }
+}
+
+extension RateLimitStore {
+    public func checkWithoutWaiting(_ limit: RateLimit, key: String, cost: Double) -> RateLimitDecision? {
+        nil
+    }
+
+    public var decidesWithoutWaiting: Bool { false }
 }

@@ -1,0 +1,131 @@
+import HTTPTypes
+import HummingbirdCore
+import IDTokens
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// One request on the direct path: what its answer, the metrics and the access log need.
+struct DirectRequest {
+    let start: ContinuousClock.Instant
+    let requestID: String
+    let method: HTTPRequest.Method
+    let path: String
+    /// The client asked for the connection to close after this answer.
+    let closesConnection: Bool
+    var record: RequestRecord
+    /// The rate limit's fields, added to the answer.
+    var limitHeaders: HTTPFields
+}
+
+/// What the direct path does with a request head.
+enum DirectStart {
+    /// Not for the direct path: the async responder takes it (nothing has been counted or recorded yet).
+    case handOn
+    /// Refused before any upstream work (authentication or rate limit), counted and recorded.
+    case refuse(DirectRequest, GatewayError)
+    /// To be forwarded with this upstream head.
+    case forward(DirectRequest, DirectForwarder, HTTPRequest)
+}
+
+/// The direct path's half of the responder (``DirectPathHandler`` drives it): the same rules as `respond`, for the
+/// requests that can be answered without suspending — a body-less request to an upstream route whose caller is
+/// identified from the verified-token cache or a key already held, under an in-process rate limit or none. Any
+/// other request is handed on before anything is counted, so each request goes through exactly one of the paths.
+extension GatewayResponder {
+    func directStart(_ head: HTTPRequest, channel: any Channel) -> DirectStart {
+        let fields = head.headerFields
+        let uri = URI(head.path ?? "")
+        guard let route = self.routes.route(for: uri.path), let forwarder = route.direct, route.allows(head.method),
+            fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
+            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head),
+            route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
+            forwarder.pool.serves(channel.eventLoop),
+            let target = forwarder.target.path(path: uri.path, query: uri.query)
+        else { return .handOn }
+
+        var request = DirectRequest(
+            start: .now, requestID: self.requestID(fields), method: head.method, path: uri.path,
+            closesConnection: fields[values: .connection].contains { $0.lowercased().contains("close") },
+            record: RequestRecord(), limitHeaders: HTTPFields()
+        )
+        request.record.route = route.name
+        var identity: Identity?
+        if route.auth != .none {
+            let clientAddress = { ClientAddress.resolve(peer: channel.remoteAddress, headers: fields, trustedProxies: self.trustedProxies) }
+            do {
+                let outcome =
+                    route.auth == .required
+                    ? try self.authenticator.authenticateNow(fields, clientAddress: clientAddress)
+                    : try self.authenticator.identifyNow(fields, clientAddress: clientAddress)
+                guard case .identified(let found) = outcome else { return .handOn }
+                identity = found
+            } catch {
+                self.metrics.authenticationFailed(reason: error.reason)
+                return .refuse(request, error)
+            }
+            if let identity {
+                request.record.authSource = identity.source.rawValue
+                request.record.uid = identity.uid
+                self.metrics.authenticated(source: identity.source.rawValue)
+            }
+        }
+        if let rule = route.rateLimit, let identity {
+            do {
+                request.limitHeaders = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &request.record.rateLimit) ?? HTTPFields()
+            } catch {
+                return .refuse(request, error)
+            }
+        }
+        var upstreamFields = forwarder.headers.fields(
+            for: head, requestID: request.requestID, identity: identity, peer: channel.remoteAddress?.ipAddress, now: WallClock.now()
+        )
+        if fields[.contentLength] != nil { upstreamFields[.contentLength] = "0" }
+        let upstreamHead = HTTPRequest(
+            method: head.method, scheme: nil, authority: forwarder.target.authority, path: target, headerFields: upstreamFields
+        )
+        return .forward(request, forwarder, upstreamHead)
+    }
+
+    /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).
+    private static func declaresNoBody(_ fields: HTTPFields) -> Bool {
+        let lengths = fields[values: .contentLength]
+        return lengths.isEmpty || (lengths.count == 1 && lengths[0] == "0")
+    }
+
+    /// The fields every direct answer carries besides its own: the request id, the date, and `Connection: close`
+    /// when the client asked for it.
+    func finishDirectFields(_ fields: inout HTTPFields, _ request: DirectRequest) {
+        fields[Self.requestIDHeader] = request.requestID
+        fields[.date] = self.dates.value(now: WallClock.now())
+        if request.closesConnection { fields[.connection] = "close" }
+    }
+
+    /// Writes an error answer as JSON (headers only for HEAD), flushed.
+    func writeDirectError(_ error: GatewayError, for request: inout DirectRequest, context: ChannelHandlerContext) {
+        request.record.errorReason = error.reason
+        if error.status == .unauthorized || error.status == .serviceUnavailable {
+            self.logger.debug("request refused", metadata: ["request_id": "\(request.requestID)", "reason": "\(error.reason)"])
+        }
+        let json = ErrorResponse.json(error, requestID: request.requestID, now: WallClock.now())
+        var fields = ErrorResponse.fields(error)
+        fields[.contentLength] = String(json.utf8.count)
+        self.finishDirectFields(&fields, request)
+        context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: error.status, headerFields: fields))), promise: nil)
+        if request.method != .head {
+            context.write(NIOAny(HTTPResponsePart.body(context.channel.allocator.buffer(string: json))), promise: nil)
+        }
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+    }
+
+    /// Counts and logs a finished direct request.
+    func directFinished(_ request: DirectRequest, status: Int, upstream: UpstreamTiming?) {
+        let latency = request.start.duration(to: .now)
+        self.metrics.requestAnswered(route: request.record.route, status: status, duration: latency)
+        self.accessLog?.log(
+            requestID: request.requestID, method: request.method.rawValue, path: request.path, status: status, latency: latency,
+            record: request.record, upstream: upstream
+        )
+        self.metrics.requestFinished()
+    }
+}

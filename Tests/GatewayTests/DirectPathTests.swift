@@ -1,0 +1,190 @@
+import CurlHTTP
+import Foundation
+import Gateway
+import IDTokens
+import RateLimiting
+import Synchronization
+import Testing
+import TestSupport
+
+/// The direct path (`server.direct_path`, on by default) against the task path on real sockets: the same answers
+/// for the same requests, answers in request order when a pipelining client mixes the two, and the connection
+/// behaviours that the pipeline placement must keep (half-close, `Connection: close`, reading held for a backlog).
+@Suite("Direct path")
+struct DirectPathTests {
+    /// One request of the comparison, and what of its answer must agree.
+    struct Probe: Sendable, CustomTestStringConvertible {
+        let method: String
+        let path: String
+        var headers: [(String, String)] = []
+        var body: [UInt8]?
+        var testDescription: String { "\(self.method) \(self.path)" }
+    }
+
+    static let validToken = ProxyFixture.token(uid: "direct-user")
+    static let probes: [Probe] = [
+        Probe(method: "GET", path: "/api/echo/a?x=1", headers: [("Authorization", "Bearer " + validToken)]),
+        Probe(method: "GET", path: "/api/echo", headers: []),
+        Probe(method: "GET", path: "/api/echo", headers: [("Authorization", "Bearer not.a.token")]),
+        Probe(method: "GET", path: "/api/echo", headers: [("Authorization", "Basic eDp5")]),
+        Probe(method: "HEAD", path: "/open/echo"),
+        Probe(method: "GET", path: "/open/status/404"),
+        Probe(method: "GET", path: "/open/status/503"),
+        Probe(method: "DELETE", path: "/hook?q=1"),
+        Probe(method: "GET", path: "/open/a/%2e%2e/secret"),
+        Probe(method: "GET", path: "/slow/hang"),
+        Probe(method: "GET", path: "/open/echo", headers: [("X-Request-ID", "client-trace-7"), ("X-User-Id", "mallory"), ("Connection", "X-Hop"), ("X-Hop", "1")]),
+        Probe(method: "GET", path: "/open/echo", headers: [("Content-Length", "0")]),
+        Probe(method: "POST", path: "/open/echo", body: Array("hello".utf8)),
+        Probe(method: "GET", path: "/open/stream/100000"),
+        Probe(method: "GET", path: "/open/stream/100000?chunked"),
+    ]
+
+    /// What must be equal between the two paths: status, error code, the answer's field names (less the date),
+    /// the body (echoes reduced to what the upstream saw, less per-gateway values), and the request id when the
+    /// client chose it.
+    struct Digest: Equatable, CustomStringConvertible {
+        let status: Int
+        let errorCode: String?
+        let fieldNames: [String]
+        let body: String
+
+        init(_ response: CurlResponse) {
+            self.status = response.status
+            self.errorCode = response.body.isEmpty ? nil : response.errorCode
+            self.fieldNames = Set(response.headers.map { $0.name.lowercased() }).subtracting(["date"]).sorted()
+            if response.errorCode != nil || response.body.isEmpty {
+                self.body = response.errorCode ?? ""
+            } else if let echo = response.json["headers"] as? [[String]] {
+                let upstream = UpstreamEcho(response)
+                let names = Set(echo.compactMap { $0.first?.lowercased() }).sorted()
+                self.body = "\(upstream.method ?? "-") \(upstream.path ?? "-") \(upstream.bodyBytes ?? -1) \(names) uid=\(upstream.values("X-User-Id"))"
+            } else {
+                self.body = "\(response.body.count) bytes: \(response.body.prefix(40))"
+            }
+        }
+
+        var description: String { "\(self.status) \(self.errorCode ?? "") \(self.fieldNames) \(self.body)" }
+    }
+
+    @Test("the direct path and the task path answer every probe alike", arguments: Self.probes)
+    func parity(_ probe: Probe) async throws {
+        let direct = try await Self.answer(probe, directPath: true)
+        let task = try await Self.answer(probe, directPath: false)
+        #expect(direct.digest == task.digest)
+        if let id = probe.headers.first(where: { $0.0 == "X-Request-ID" })?.1 {
+            #expect(direct.requestID == id)
+            #expect(task.requestID == id)
+        }
+    }
+
+    static func answer(_ probe: Probe, directPath: Bool) async throws -> (digest: Digest, requestID: String?) {
+        let answer = Mutex<CurlResponse?>(nil)
+        try await withUpstreamTestServer { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.routes += ProxyFixture.routes(upstream: upstream.baseURL)
+                configuration.server.directPath = directPath
+            }) { gateway in
+                let response = try await gateway.request(probe.method, probe.path, headers: probe.headers, body: probe.body)
+                answer.withLock { $0 = response }
+            }
+        }
+        let response = try #require(answer.withLock { $0 })
+        return (Digest(response), response.header("x-request-id"))
+    }
+
+    @Test("pipelined requests on both paths are answered in request order")
+    func pipelinedOrder() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let requests = [
+                "GET /open/echo/1 HTTP/1.1\r\nHost: t\r\n\r\n",
+                "POST /open/echo/2 HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi",
+                "GET /open/echo/3 HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /open/status/404 HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /open/echo/6 HTTP/1.1\r\nHost: t\r\n\r\n",
+            ]
+            let outcome = await RawHTTPExchange(heads: Array(repeating: false, count: requests.count), halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array(requests.joined().utf8))
+            #expect(outcome.ending == .answered)
+            try #require(outcome.responses.count == requests.count)
+            let statuses = outcome.responses.map(\.status)
+            #expect(statuses == [200, 200, 200, 200, 404, 200])
+            let paths = outcome.responses.map { response -> String in
+                let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+                return (json?["path"] as? String) ?? String(decoding: response.body.prefix(30), as: UTF8.self)
+            }
+            #expect(paths[0] == "/base/echo/1")
+            #expect(paths[1] == "/base/echo/2")
+            #expect(paths[2] == "/base/echo/3")
+            #expect(paths[3].contains("ok"))
+            #expect(paths[5] == "/base/echo/6")
+        }
+    }
+
+    @Test("a client that half-closes after its request still gets the answer, then the connection closes")
+    func halfClose() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: true, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/echo/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /slow/echo/2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(outcome.ending == .answered || outcome.ending == .closed)
+            #expect(outcome.responses.map(\.status) == [200, 200])
+        }
+    }
+
+    @Test("Connection: close is answered with Connection: close, and the connection closes")
+    func connectionClose() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            // Two answers expected, so that only the close ends the exchange.
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8))
+            #expect(outcome.ending == .closed)
+            #expect(outcome.responses.map(\.status) == [200], "\(String(decoding: outcome.raw, as: UTF8.self))")
+            #expect(outcome.responses.first?.field("connection")?.lowercased() == "close")
+        }
+    }
+
+    @Test("a backlog of pipelined requests past what the direct path holds is read and answered in order")
+    func longPipeline() async throws {
+        try await ProxyFixture.run { gateway, upstream in
+            let count = 60
+            let bytes = (0..<count).map { "GET /open/echo/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined()
+            let outcome = await RawHTTPExchange(heads: Array(repeating: false, count: count), halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array(bytes.utf8))
+            #expect(outcome.ending == .answered)
+            let paths = outcome.responses.map { response in
+                ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["path"] as? String
+            }
+            #expect(paths == (0..<count).map { "/base/echo/\($0)" })
+            #expect(upstream.connectionCount == 1)
+        }
+    }
+
+    @Test("per-user limits and identity on the direct path: the limit's fields, then 429, never a spoofed uid")
+    func limitsAndIdentity() async throws {
+        try await withUpstreamTestServer { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.rateLimits += [RateLimit(name: "tight", capacity: 2, period: 3600)]
+                configuration.routes += [
+                    RouteConfiguration(
+                        path: .prefix("/limited/"), target: .upstream(UpstreamURL(upstream.baseURL + "/base")!), auth: .required,
+                        rateLimit: RouteRateLimit(name: "tight")
+                    )
+                ]
+            }) { gateway in
+                let headers = [("Authorization", "Bearer " + Self.validToken), ("X-User-Id", "mallory")]
+                for _ in 0..<2 {
+                    let response = try await gateway.get("/limited/echo", headers: headers)
+                    #expect(response.status == 200)
+                    #expect(response.header("ratelimit-policy") != nil)
+                    #expect(UpstreamEcho(response).values("X-User-Id") == ["direct-user"])
+                }
+                let limited = try await gateway.get("/limited/echo", headers: headers)
+                #expect(limited.status == 429)
+                #expect(limited.errorCode == "RATE_LIMITED")
+                #expect(limited.header("retry-after") != nil)
+                #expect(upstream.requestCount == 2)
+            }
+        }
+    }
+}
