@@ -132,6 +132,14 @@ struct ProxyComponentTests {
 
     // MARK: Response headers
 
+    @Test("Connection: close is a token, in any case, among others", arguments: [
+        ("close", true), ("Close", true), ("keep-alive, CLOSE", true), (" close ,x", true), ("\tclose", true),
+        ("keep-alive", false), ("closed", false), ("x-close", false), ("", false), (",", false),
+    ])
+    func connectionClose(_ value: String, closes: Bool) {
+        #expect(HopByHopHeaders.listsClose(value) == closes)
+    }
+
     @Test("hop-by-hop response fields are removed, end-to-end ones and Content-Length kept")
     func responseFields() {
         var upstream = HTTPFields()

@@ -115,7 +115,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            if head.headerFields[.connection]?.lowercased().contains("close") == true { self.isReusable = false }
+            if HopByHopHeaders.listsClose(head.headerFields[.connection]) { self.isReusable = false }
             self.headReceived = true
             self.deadline = nil
             receiver.upstreamHead(head)

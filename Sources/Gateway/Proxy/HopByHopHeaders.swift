@@ -38,6 +38,23 @@ enum HopByHopHeaders {
         return names
     }
 
+    /// Whether a `Connection` value lists the `close` option (a case-insensitive token, RFC 9110 §7.6.1), read
+    /// without allocating: it is checked on every answer.
+    static func listsClose(_ value: String?) -> Bool {
+        guard let value else { return false }
+        let close = Array("close".utf8)
+        for token in value.utf8.split(separator: UInt8(ascii: ",")) {
+            var start = token.startIndex
+            var end = token.endIndex
+            while start < end, token[start] == UInt8(ascii: " ") || token[start] == UInt8(ascii: "\t") { start = token.index(after: start) }
+            while start < end, token[token.index(before: end)] == UInt8(ascii: " ") || token[token.index(before: end)] == UInt8(ascii: "\t") {
+                end = token.index(before: end)
+            }
+            if token[start..<end].elementsEqual(close, by: { $0 | 0x20 == $1 }) { return true }
+        }
+        return false
+    }
+
     /// The upstream's response fields without the hop-by-hop ones: what the client gets. `Content-Length` stays
     /// (the body is passed through unchanged); the gateway's server frames the body itself.
     static func responseFields(_ fields: HTTPFields) -> HTTPFields {

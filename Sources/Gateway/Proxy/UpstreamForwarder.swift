@@ -63,7 +63,7 @@ struct UpstreamForwarder: Sendable {
         context.upstream?.record(waited)
 
         let fieldsOut = HopByHopHeaders.responseFields(response.headerFields)
-        if response.headerFields[.connection]?.lowercased().contains("close") == true { connection.markNotReusable() }
+        if HopByHopHeaders.listsClose(response.headerFields[.connection]) { connection.markNotReusable() }
         let pool = self.pool
         // A small answer (the usual JSON) is read whole — it is almost always in the same TCP segment as the head —
         // and written to the client as head, body and end at once: one write(2) instead of three.

@@ -7,12 +7,15 @@ public import RateLimiting
 public struct RateLimiter: Sendable {
     public let limits: [String: RateLimit]
     public let store: any RateLimitStore
+    /// Each limit's `RateLimit-Policy` value (it never changes).
+    private let policies: [String: String]
     let metrics: GatewayMetrics?
     let logger: Logger
 
     public init(limits: [RateLimit], store: any RateLimitStore, metrics: GatewayMetrics? = nil, logger: Logger) {
         self.limits = Dictionary(limits.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.store = store
+        self.policies = self.limits.mapValues { RateLimitHeaders.policy($0) }
         self.metrics = metrics
         self.logger = logger
     }
@@ -60,7 +63,7 @@ public struct RateLimiter: Sendable {
     /// A decision as headers, or as the 429 that carries them; counted and, in shadow mode, logged.
     private func apply(_ decision: RateLimitDecision, of limit: RateLimit, outcome: inout String) throws(GatewayError) -> HTTPFields {
         var headers = HTTPFields()
-        headers[Self.policyHeader] = RateLimitHeaders.policy(limit)
+        headers[Self.policyHeader] = self.policies[limit.name] ?? RateLimitHeaders.policy(limit)
         headers[Self.stateHeader] = RateLimitHeaders.state(limit, decision)
         outcome = decision.shadowLimited ? "shadow" : decision.allowed ? "allowed" : "limited"
         self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)

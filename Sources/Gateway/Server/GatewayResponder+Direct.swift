@@ -46,7 +46,7 @@ extension GatewayResponder {
 
         var request = DirectRequest(
             start: .now, requestID: self.requestID(fields), method: head.method, path: uri.path,
-            closesConnection: fields[values: .connection].contains { $0.lowercased().contains("close") },
+            closesConnection: fields[values: .connection].contains { HopByHopHeaders.listsClose($0) },
             record: RequestRecord(), limitHeaders: HTTPFields()
         )
         request.record.route = route.name
