@@ -214,7 +214,7 @@ final class DirectUpstreamPool: Sendable {
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)  // HTTPFields are valid by construction
                     try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
                     try channel.pipeline.syncOperations.addHandler(DirectUpstreamConnection())
                 }

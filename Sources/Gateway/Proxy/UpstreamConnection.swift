@@ -57,7 +57,7 @@ final class UpstreamConnection: @unchecked Sendable {
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)  // HTTPFields are valid by construction
                     try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
                     return try AsyncChannel(wrappingChannelSynchronously: channel)
                 }

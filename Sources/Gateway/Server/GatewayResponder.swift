@@ -7,7 +7,9 @@ import NIOCore
 /// Turns each request into a response: request id, route, method, body limit, authentication, rate limit,
 /// handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
 /// Each answered request is counted in the metrics and written to the access log.
-struct GatewayResponder: Sendable {
+/// A class: every connection holds it, and the direct path reaches it on every request (one reference, not a
+/// copy of each field).
+final class GatewayResponder: Sendable {
     let routes: RouteTable
     let authenticator: Authenticator
     let rateLimiter: RateLimiter
@@ -17,6 +19,19 @@ struct GatewayResponder: Sendable {
     let requestIDs = RequestIDGenerator()
     let dates = DateHeaderCache()
     let logger: Logger
+
+    init(
+        routes: RouteTable, authenticator: Authenticator, rateLimiter: RateLimiter, trustedProxies: [IPAddressRange],
+        metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger
+    ) {
+        self.routes = routes
+        self.authenticator = authenticator
+        self.rateLimiter = rateLimiter
+        self.trustedProxies = trustedProxies
+        self.metrics = metrics
+        self.accessLog = accessLog
+        self.logger = logger
+    }
 
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
