@@ -40,6 +40,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A final answer's head is written, its end not yet.
     private var answerInProgress = false
     private var closeAfterAnswer = false
+    /// Close once this many answers are written: the last is to a request that asked to close, and bytes came after it.
+    private var closeWhenAnswered: Int?
     private var answeredParseError = false
 
     init(headerTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
@@ -104,7 +106,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             self.answersWritten += 1
             self.answerInProgress = false
-            if self.closeAfterAnswer {
+            if self.closeAfterAnswer || self.closeWhenAnswered.map({ self.answersWritten >= $0 }) == true {
                 context.writeAndFlush(data, promise: promise)
                 context.close(promise: nil)
             } else {
@@ -120,6 +122,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         guard !self.answeredParseError else { return }
         self.disarmHeaderDeadline()
+        if parserError == .closedConnection {
+            // Bytes after a request that asked to close (`Connection: close`, or HTTP/1.0 without keep-alive): no
+            // further request is read on the connection (RFC 9112 §9.6), and the bytes are no error of that request.
+            // Its answer (and any before it) goes out, then the connection closes.
+            self.closeWhenAnswered = self.headsRead
+            if self.answersWritten >= self.headsRead, !self.answerInProgress { context.close(promise: nil) }
+            return
+        }
         // The body of the request being read is what failed (the rest of the connection cannot be read either):
         // that request's handler must see the error, not a body that merely ends.
         defer { context.fireErrorCaught(parserError) }

@@ -97,7 +97,7 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers from the async path.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = self.unwrapOutboundIn(data) { self.handedOn -= 1 }
+        if case .end = self.unwrapOutboundIn(data), self.handedOn > 0 { self.handedOn -= 1 }
         context.write(data, promise: promise)
     }
 
