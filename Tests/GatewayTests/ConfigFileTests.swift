@@ -100,7 +100,7 @@ struct ConfigFileTests {
     func serverAndProxy() throws {
         let configuration = try GatewayConfiguration(yaml: """
             server: {max_header_bytes: 2048, max_header_count: 50, max_body_bytes: 0, header_timeout_seconds: 2.5,
-                     idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0}
+                     idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0, direct_path: false}
             proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, max_age_seconds: 30},
                     connect_timeout_seconds: 1, max_connections_per_upstream: 8, idle_timeout_seconds: 2.5}
             """, environment: ["ENV": "dev"])
@@ -108,6 +108,7 @@ struct ConfigFileTests {
         #expect(configuration.server.headerTimeoutSeconds == 2.5)
         #expect(configuration.server.maxBodyBytes == 0)
         #expect(configuration.server.shutdownGraceSeconds == 0)
+        #expect(configuration.server.directPath == false)
         #expect(configuration.proxy.identityHeaders == ["X-User-Id", "X-Tenant"])
         #expect(configuration.proxy.assertionHeader == "X-Identity")
         #expect(configuration.proxy.maxConnectionsPerUpstream == 8)
