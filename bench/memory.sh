@@ -32,6 +32,7 @@ usage: bench/memory.sh [options]
   --threads N           wrk threads (default 1)
   --sample-seconds S    RSS sampling interval during the run (default 10)
   --path P              request path (default /v1/me)
+  --config FILE         pass --config FILE to storygate serve (for example a route to an upstream, with --path)
   --no-access-log       ACCESS_LOG=false, LOG_LEVEL=warning (default: on, as in production; lines after the first
                         4 MB are discarded)
   --port N              the gateway's port (default 18180)
@@ -40,7 +41,7 @@ EOF
 }
 
 mode=release binary="" token_count=1000 open_count=10000 open_rounds=2 minutes=10 rate="" connections=64 threads=1
-sample_seconds=10 path=/v1/me access_log=1 port=18180
+sample_seconds=10 path=/v1/me config="" access_log=1 port=18180
 while (($#)); do
   case $1 in
     --binary) mode=path binary=$2; shift ;;
@@ -54,6 +55,7 @@ while (($#)); do
     --threads) threads=$2; shift ;;
     --sample-seconds) sample_seconds=$2; shift ;;
     --path) path=$2; shift ;;
+    --config) config=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
     --no-access-log) access_log=0 ;;
     --port) port=$2; shift ;;
     --keep) BENCH_KEEP=1 ;;
@@ -80,8 +82,10 @@ environment=()
 mapfile -t environment < <(bench_storygate_env)
 if ((access_log)); then environment+=(ACCESS_LOG=true LOG_LEVEL=info); else environment+=(ACCESS_LOG=false LOG_LEVEL=warning); fi
 bench_bounded_log "$BENCH_TMP/storygate.log"
+serve_arguments=(serve --host 127.0.0.1 --port "$port")
+[ -n "$config" ] && serve_arguments+=(--config "$config")
 bench_spawn storygate "$BENCH_FIFO" env -u OPENAI_API_KEY -u OPENAI_API_KEY_FILE -u OPENAI_BASE_URL -u STORYGATE_CONFIG \
-  "${environment[@]}" "$binary" serve --host 127.0.0.1 --port "$port"
+  "${environment[@]}" "$binary" "${serve_arguments[@]}"
 gateway_pid=$BENCH_LAST_PID
 url="http://127.0.0.1:$port"
 bench_wait_http "$url/readyz" "$gateway_pid" 60 || { sleep 0.5; cat "$BENCH_TMP/storygate.log" >&2; bench_die "the gateway did not become ready"; }
