@@ -42,8 +42,8 @@ struct RequestFramingTests {
     static let smuggled = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
 
     /// Sends `vector` to `path`, with a request behind it; expects one JSON 400 `MALFORMED_REQUEST` and the close.
-    static func expectRefused(_ vector: Vector, path: String, port: Int, extraFields: String = "") async throws {
-        let request = "POST \(path) HTTP/1.1\r\nHost: a\r\n\(extraFields)\(vector.fields)\r\n\(vector.body)" + Self.smuggled
+    static func expectRefused(_ vector: Vector, path: String, port: Int, extraFields: String = "", version: String = "HTTP/1.1") async throws {
+        let request = "POST \(path) \(version)\r\nHost: a\r\n\(extraFields)\(vector.fields)\r\n\(vector.body)" + Self.smuggled
         let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(port: port, bytes: Array(request.utf8))
         #expect(outcome.ending == .closed, "\(vector): \(outcome.ending)")
         #expect(outcome.responses.count == 1, "\(vector): \(outcome.responses.map(\.status))")
@@ -73,6 +73,23 @@ struct RequestFramingTests {
                 try await Self.expectRefused(vector, path: "/open/echo", port: gateway.port)
             }
             #expect(upstream.requestCount == 0)
+        }
+    }
+
+    @Test("HTTP/1.0 with Transfer-Encoding has faulty framing (RFC 9112 §6.1): a JSON 400 and the close, nothing forwarded")
+    func http10TransferEncoding() async throws {
+        try await ProxyFixture.run { gateway, upstream in
+            let vector = Vector(description: "HTTP/1.0 chunked", fields: "Transfer-Encoding: chunked\r\n", body: "5\r\nhello\r\n0\r\n\r\n")
+            try await Self.expectRefused(vector, path: "/open/echo", port: gateway.port, version: "HTTP/1.0")
+            try await Self.expectRefused(vector, path: "/healthz", port: gateway.port, version: "HTTP/1.0")
+            #expect(upstream.requestCount == 0)
+            // HTTP/1.0 itself is served, on both paths.
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                port: gateway.port,
+                bytes: Array("GET /open/echo HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\nPOST /open/echo HTTP/1.0\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi".utf8)
+            )
+            #expect(outcome.responses.map(\.status) == [200, 200])
+            #expect(upstream.requestCount == 2)
         }
     }
 

@@ -116,13 +116,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let parserError = error as? HTTPParserError else {
+        guard error is HTTPParserError || error is FaultyFraming else {
             context.fireErrorCaught(error)
             return
         }
         guard !self.answeredParseError else { return }
         self.disarmHeaderDeadline()
-        if parserError == .closedConnection {
+        if let parserError = error as? HTTPParserError, parserError == .closedConnection {
             // Bytes after a request that asked to close (`Connection: close`, or HTTP/1.0 without keep-alive): no
             // further request is read on the connection (RFC 9112 §9.6), and the bytes are no error of that request.
             // Its answer (and any before it) goes out, then the connection closes.
@@ -132,14 +132,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // The body of the request being read is what failed (the rest of the connection cannot be read either):
         // that request's handler must see the error, not a body that merely ends.
-        defer { context.fireErrorCaught(parserError) }
+        defer { context.fireErrorCaught(error) }
         let bodyOfAnsweredRequest = self.endsRead < self.headsRead && self.answersWritten >= self.headsRead
         guard !self.answerInProgress, !bodyOfAnsweredRequest else {
             self.answeredParseError = true
             context.close(promise: nil)
             return
         }
-        let error: GatewayError = parserError == .headerOverflow ? .headersTooLarge() : .malformedRequest()
+        let error: GatewayError = (error as? HTTPParserError) == .headerOverflow ? .headersTooLarge() : .malformedRequest()
         let requestID = self.requestIDs.next()
         let json = ErrorResponse.json(error, requestID: requestID, now: WallClock.now())
         var headers = HTTPFields()

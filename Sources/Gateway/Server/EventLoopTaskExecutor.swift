@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTPTypesHTTP1
 
 /// Runs a task's jobs on one SwiftNIO event loop: the connection's own. With it as the task executor preference of
 /// each connection's task, a request is read, handled and answered on the thread that owns its socket, with no hop
@@ -21,8 +22,8 @@ final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop,
-/// and the direct path (``DirectPathHandler``) in front of the task when a responder is given.
+/// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop, the
+/// HTTP/1.0 framing check, and the direct path (``DirectPathHandler``) in front of the task when a responder is given.
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
@@ -31,9 +32,11 @@ struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let direct = self.direct
         return self.http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = value.channel.pipeline.syncOperations
+            // Where the HTTP/1 version is still known.
+            try pipeline.addHandler(HTTP10FramingCheck(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
             if let direct {
                 // Right before the connection task's channel, after HummingbirdCore's idle and quiesce handling.
-                let pipeline = value.channel.pipeline.syncOperations
                 let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
                 try pipeline.addHandler(DirectPathHandler(responder: direct), position: .after(state))
             }
