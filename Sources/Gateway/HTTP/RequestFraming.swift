@@ -16,6 +16,8 @@ import HTTPTypes
 ///   without `Host` is let through: HTTP/1.0 health checks often send none, and no route depends on it.
 ///
 /// Each refusal is a 400 `MALFORMED_REQUEST` that closes the connection (the body is not read).
+/// `Transfer-Encoding` in an HTTP/1.0 request is refused earlier, by ``HTTP10FramingCheck``: the HTTP types these
+/// rules read carry no version.
 enum RequestFraming {
     static let host = HTTPField.Name("Host")!
 
