@@ -29,14 +29,25 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = "{\"time\":\"\(HTTPDate.rfc3339(WallClock.now()))\",\"level\":\"\(event.level.rawValue)\",\"logger\":"
-        line += JSONWriter.quoted(self.label)
+        var line = ""
+        line.reserveCapacity(512)
+        line += "{\"time\":\""
+        line += HTTPDate.rfc3339(WallClock.now())
+        line += "\",\"level\":\""
+        line += event.level.rawValue
+        line += "\",\"logger\":"
+        JSONWriter.appendQuoted(self.label, to: &line)
         line += ",\"message\":"
-        line += JSONWriter.quoted(event.message.description)
-        let merged = event.metadata.map { self.metadata.merging($0) { _, new in new } } ?? self.metadata
+        JSONWriter.appendQuoted(event.message.description, to: &line)
+        let merged: Logger.Metadata
+        switch (event.metadata, self.metadata.isEmpty) {
+        case (nil, _): merged = self.metadata
+        case (let event?, true): merged = event
+        case (let event?, false): merged = self.metadata.merging(event) { _, new in new }
+        }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "time" && key != "level" && key != "message" {
             line += ","
-            line += JSONWriter.quoted(key)
+            JSONWriter.appendQuoted(key, to: &line)
             line += ":"
             Self.append(value, to: &line)
         }
@@ -47,13 +58,13 @@ public struct JSONLogHandler: LogHandler {
     private static func append(_ value: Logger.MetadataValue, to line: inout String) {
         switch value {
         case .string(let text):
-            line += JSONWriter.quoted(text)
+            JSONWriter.appendQuoted(text, to: &line)
         case .stringConvertible(let convertible):
             switch convertible {
             case let number as Int: line += String(number)
             case let number as Double where number.isFinite: line += JSONWriter.number(number)
             case let flag as Bool: line += flag ? "true" : "false"
-            default: line += JSONWriter.quoted(convertible.description)
+            default: JSONWriter.appendQuoted(convertible.description, to: &line)
             }
         case .array(let values):
             line += "["
@@ -66,7 +77,7 @@ public struct JSONLogHandler: LogHandler {
             line += "{"
             for (index, (key, element)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { line += "," }
-                line += JSONWriter.quoted(key)
+                JSONWriter.appendQuoted(key, to: &line)
                 line += ":"
                 Self.append(element, to: &line)
             }

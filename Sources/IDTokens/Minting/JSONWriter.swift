@@ -2,8 +2,22 @@
 public enum JSONWriter {
     /// `text` as a quoted JSON string.
     public static func quoted(_ text: String) -> String {
-        var output = "\""
+        var output = ""
         output.reserveCapacity(text.utf8.count + 2)
+        Self.appendQuoted(text, to: &output)
+        return output
+    }
+
+    /// Appends `text` as a JSON string. Text with nothing to escape (the usual case: ids, codes, paths) is copied
+    /// whole after one pass over its bytes; anything else is escaped scalar by scalar.
+    public static func appendQuoted(_ text: String, to output: inout String) {
+        output += "\""
+        defer { output += "\"" }
+        let needsEscaping = text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        guard needsEscaping else {
+            output += text
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -19,8 +33,6 @@ public enum JSONWriter {
             default: output.unicodeScalars.append(scalar)
             }
         }
-        output += "\""
-        return output
     }
 
     /// A JSON number for a time: an integer when `value` is whole, otherwise its shortest decimal form.
