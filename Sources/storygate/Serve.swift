@@ -37,6 +37,8 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         Bootstrap.logging(level: configuration.logLevel)
+        // Log lines still waiting in the buffer leave before the process does.
+        defer { LogLineWriter.standardError.flush() }
         let logger = Logger(label: "storygate")
         let application: GatewayApplication
         do {

@@ -12,7 +12,7 @@ struct UpstreamPoolTests {
     func idleTimeout() async throws {
         try await withUpstreamTestServer { upstream in
             let pool = try UpstreamPool(
-                upstream: UpstreamURL(upstream.baseURL)!, connectTimeout: .seconds(2), maxIdlePerEventLoop: 4, idleTimeout: .milliseconds(300)
+                upstream: UpstreamURL(upstream.baseURL)!, connectTimeout: .seconds(2), maxIdlePerEventLoop: 4, idleTimeout: .seconds(1)
             )
             defer { pool.shutdown() }
             let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -24,13 +24,13 @@ struct UpstreamPoolTests {
             let (again, reused) = try await pool.acquire(on: eventLoop)
             #expect(reused)
             #expect(again === first)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(1200))
             #expect(again.channel.isActive, "a connection in use was closed by an idle timer")
 
             // Left idle: closed once the timeout has passed, and no longer handed out.
             pool.release(again)
             #expect(pool.idleCount == 1)
-            try await Task.sleep(for: .milliseconds(600))
+            try await Task.sleep(for: .milliseconds(1500))
             #expect(pool.idleCount == 0)
             #expect(!again.channel.isActive)
             let (fresh, freshReused) = try await pool.acquire(on: eventLoop)

@@ -1,13 +1,10 @@
 public import Logging
 import IDTokens
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A swift-log handler that writes one JSON object per line: `time`, `level`, `logger`, `message`, then the
 /// metadata as members (numbers stay numbers). The executable bootstraps it for every logger, so the access log
-/// and the gateway's own warnings are one machine-readable stream on standard error.
+/// and the gateway's own warnings are one machine-readable stream on standard error, written through
+/// ``LogLineWriter`` (off the event loops; warnings and errors at once).
 public struct JSONLogHandler: LogHandler {
     /// Where finished lines go (each ends with a newline).
     public typealias Sink = @Sendable (String) -> Void
@@ -15,9 +12,10 @@ public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level
     private let label: String
-    private let sink: Sink
+    /// nil: standard error, through ``LogLineWriter/standardError``.
+    private let sink: Sink?
 
-    public init(label: String, level: Logger.Level = .info, sink: @escaping Sink = JSONLogHandler.standardError) {
+    public init(label: String, level: Logger.Level = .info, sink: Sink? = nil) {
         self.label = label
         self.logLevel = level
         self.sink = sink
@@ -29,30 +27,40 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = ""
-        line.reserveCapacity(512)
-        line += "{\"time\":\""
-        line += HTTPDate.rfc3339(WallClock.now())
-        line += "\",\"level\":\""
-        line += event.level.rawValue
-        line += "\",\"logger\":"
-        JSONWriter.appendQuoted(self.label, to: &line)
-        line += ",\"message\":"
-        JSONWriter.appendQuoted(event.message.description, to: &line)
         let merged: Logger.Metadata
         switch (event.metadata, self.metadata.isEmpty) {
         case (nil, _): merged = self.metadata
         case (let event?, true): merged = event
         case (let event?, false): merged = self.metadata.merging(event) { _, new in new }
         }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "time" && key != "level" && key != "message" {
+        let line = Self.line(label: self.label, level: event.level, message: event.message.description, metadata: merged)
+        if let sink = self.sink {
+            sink(line)
+        } else {
+            LogLineWriter.standardError.append(line, urgent: event.level >= .warning)
+        }
+    }
+
+    /// One line: the fixed members, then the metadata sorted by key (`time`, `level` and `message` keys skipped).
+    static func line(label: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+        var line = ""
+        line.reserveCapacity(512)
+        line += "{\"time\":\""
+        line += HTTPDate.rfc3339(WallClock.now())
+        line += "\",\"level\":\""
+        line += level.rawValue
+        line += "\",\"logger\":"
+        JSONWriter.appendQuoted(label, to: &line)
+        line += ",\"message\":"
+        JSONWriter.appendQuoted(message, to: &line)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where key != "time" && key != "level" && key != "message" {
             line += ","
             JSONWriter.appendQuoted(key, to: &line)
             line += ":"
             Self.append(value, to: &line)
         }
         line += "}\n"
-        self.sink(line)
+        return line
     }
 
     private static func append(_ value: Logger.MetadataValue, to line: inout String) {
@@ -82,19 +90,6 @@ public struct JSONLogHandler: LogHandler {
                 Self.append(element, to: &line)
             }
             line += "}"
-        }
-    }
-
-    /// Writes a line to standard error with one `write(2)` (lines from several threads never interleave).
-    public static let standardError: Sink = { line in
-        var line = line
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { if errno == EINTR { continue } else { return } }
-                offset += written
-            }
         }
     }
 }

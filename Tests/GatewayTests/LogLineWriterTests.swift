@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+
+@testable import Gateway
+
+/// The buffered log writer on a real pipe: lines leave whole and in order, `flush` writes what waits, an urgent
+/// line takes what came before it along, and a reader that stops costs dropped lines (counted and reported), never
+/// unbounded memory or a blocked caller.
+@Suite("Log line writer")
+struct LogLineWriterTests {
+    /// A pipe: (read end, write end).
+    static func pipeEnds() throws -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        return (ends[0], ends[1])
+    }
+
+    /// Runs blocking work on a thread of its own.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    /// Reads exactly `count` bytes (blocking).
+    static func read(_ fd: Int32, count: Int) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while result.count < count {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, count - result.count)) }
+            if got <= 0 { break }
+            result += buffer[0..<got]
+        }
+        return result
+    }
+
+    @Test("lines leave whole and in order; flush writes what waits; an urgent line takes the earlier ones along")
+    func order() throws {
+        let (readEnd, writeEnd) = try Self.pipeEnds()
+        defer { close(readEnd) }
+        let writer = LogLineWriter(fileDescriptor: writeEnd)
+        let lines = (0..<1000).map { "{\"n\":\($0)}\n" }
+        for line in lines { writer.append(line) }
+        writer.flush()
+        let expected = lines.joined()
+        #expect(String(decoding: Self.read(readEnd, count: expected.utf8.count), as: UTF8.self) == expected)
+
+        writer.append("{\"a\":1}\n")
+        writer.append("{\"urgent\":true}\n", urgent: true)
+        let urgent = "{\"a\":1}\n{\"urgent\":true}\n"
+        #expect(String(decoding: Self.read(readEnd, count: urgent.utf8.count), as: UTF8.self) == urgent)
+    }
+
+    @Test("a reader that stops: lines past the bound are dropped and counted, and a warning says how many")
+    func dropsWhenTheReaderStops() async throws {
+        let (readEnd, writeEnd) = try Self.pipeEnds()
+        defer { close(readEnd) }
+        let writer = LogLineWriter(fileDescriptor: writeEnd)
+        // Nobody reads: the pipe takes 64 KiB, the buffer 4 MiB; 6 MiB of lines cannot all be kept.
+        let line = String(repeating: "x", count: 1023) + "\n"
+        let count = 6 * 1024
+        for _ in 0..<count { writer.append(line) }
+        // Now drain the pipe while everything kept (and the warning) is written out, both on threads of their own:
+        // each blocks until the other moves, which must not tie up the tests' cooperative threads.
+        async let drained = Self.onThread { () -> String in
+            var text: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let got = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+                if got <= 0 { break }
+                text += buffer[0..<got]
+                if text.suffix(200).contains(UInt8(ascii: "}")) { break }
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+        await Self.onThread { writer.flush() }
+        let text = await drained
+        let kept = text.split(separator: "\n").filter { $0.hasPrefix("xxx") }.count
+        #expect(kept < count)
+        #expect(kept >= LogLineWriter.maxBytes / line.utf8.count)
+        let warning = try #require(text.split(separator: "\n").last)
+        #expect(warning.contains("\"message\":\"log lines dropped: standard error is not keeping up\""))
+        #expect(warning.contains("\"dropped\":\(count - kept)"))
+    }
+}
