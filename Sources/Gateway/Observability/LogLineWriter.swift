@@ -10,8 +10,9 @@ import Glibc
 /// log writes a line for every request, from the event loops, and a slow reader of standard error (a full pipe to
 /// journald or a container runtime) must not stall them. Lines are appended to a buffer that a thread of its own
 /// writes out every 100 ms, or as soon as 64 KiB wait; `urgent` lines (warnings and errors) and `flush()` write at
-/// once, in order with everything before them. Past 4 MiB waiting (the reader has stopped), lines are dropped and
-/// counted, and a warning line says how many when writing resumes (as HAProxy drops log lines it cannot send).
+/// once, in order with everything before them. Past 4 MiB waiting besides a write-out under way (the reader has
+/// stopped), lines are dropped and counted, and a warning line says how many when writing resumes (as HAProxy drops
+/// log lines it cannot send).
 public final class LogLineWriter: @unchecked Sendable {
     /// Standard error's writer, started on first use.
     public static let standardError = LogLineWriter(fileDescriptor: 2)
