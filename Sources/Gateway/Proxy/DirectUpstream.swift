@@ -1,8 +1,6 @@
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -204,18 +202,11 @@ final class DirectUpstreamPool: Sendable {
 
     /// A new connection on `eventLoop`.
     func connect(on eventLoop: any EventLoop) -> EventLoopFuture<DirectUpstreamConnection> {
-        let tls = self.tls
-        let serverHostname = self.upstream.host.contains(":") ? nil : self.upstream.host
-        return ClientBootstrap(group: eventLoop)
-            .connectTimeout(self.connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let (upstream, tls) = (self.upstream, self.tls)
+        return UpstreamConnection.bootstrap(on: eventLoop, timeout: self.connectTimeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
-                    }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)  // HTTPFields are valid by construction
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
+                    try UpstreamConnection.addHTTPHandlers(to: channel, upstream: upstream, tls: tls)
                     try channel.pipeline.syncOperations.addHandler(DirectUpstreamConnection())
                 }
             }

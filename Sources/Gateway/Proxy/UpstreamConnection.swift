@@ -6,6 +6,24 @@ import NIOHTTPTypesHTTP1
 import NIOPosix
 import NIOSSL
 
+/// What every upstream connection starts with, on either path.
+extension UpstreamConnection {
+    static func bootstrap(on eventLoop: any EventLoop, timeout: TimeAmount) -> ClientBootstrap {
+        ClientBootstrap(group: eventLoop).connectTimeout(timeout).channelOption(.socketOption(.tcp_nodelay), value: 1)
+    }
+
+    /// TLS for an https upstream (its certificate verified against the system roots), then HTTP/1.1 in HTTP types.
+    static func addHTTPHandlers(to channel: any Channel, upstream: UpstreamURL, tls: NIOSSLContext?) throws {
+        if let tls {
+            let serverHostname = upstream.host.contains(":") ? nil : upstream.host
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+        }
+        // No outbound header validation: HTTPFields are valid by construction.
+        try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
+        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
+    }
+}
+
 /// One HTTP/1.1 keep-alive connection to an upstream, on one event loop, carrying one exchange at a time.
 ///
 /// A long-lived task owns the channel (`executeThenClose`) and lends its inbound iterator and outbound writer to
@@ -48,17 +66,10 @@ final class UpstreamConnection: @unchecked Sendable {
     static func connect(
         to upstream: UpstreamURL, on eventLoop: any EventLoop, timeout: TimeAmount, tls: NIOSSLContext?
     ) async throws -> UpstreamConnection {
-        let serverHostname = upstream.host.contains(":") ? nil : upstream.host
-        let asyncChannel = try await ClientBootstrap(group: eventLoop)
-            .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let asyncChannel = try await Self.bootstrap(on: eventLoop, timeout: timeout)
             .connect(host: upstream.host, port: upstream.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
-                    }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)  // HTTPFields are valid by construction
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
+                    try Self.addHTTPHandlers(to: channel, upstream: upstream, tls: tls)
                     return try AsyncChannel(wrappingChannelSynchronously: channel)
                 }
             }

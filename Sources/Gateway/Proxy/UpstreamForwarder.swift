@@ -17,49 +17,38 @@ import Synchronization
 /// status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection goes
 /// back to the pool once the answer has been read to its end.
 struct UpstreamForwarder: Sendable {
-    let routeName: String
-    let target: UpstreamTarget
-    let headers: UpstreamRequestHeaders
+    let route: UpstreamRoute
+    /// The task path's connections.
     let pool: UpstreamPool
-    let timeout: TimeAmount
-    let maxBodyBytes: Int
-    let metrics: GatewayMetrics
-    let logger: Logger
 
     /// Answers up to this size with a declared length are read whole before the client's answer is written.
     static let smallBodyBytes = 64 * 1024
 
-    /// Why an exchange failed before the response head.
-    enum Failure: Error {
-        case unreachable(String)
-        case timeout
-        case tooLarge
-        case clientBodyFailed
-    }
+    typealias Failure = UpstreamRoute.Failure
 
     func forward(_ request: Request, context: RequestContext) async throws -> Response {
         // A declared length over the limit never gets here: the responder refuses it against `Route.maxBodyBytes`,
         // which is this route's limit too. A chunked body is counted as it streams.
         let declaredLength = request.headers[.contentLength].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-        guard let path = self.target.path(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
-        var fields = self.headers.fields(
+        guard let path = self.route.target.path(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
+        var fields = self.route.headers.fields(
             for: request.head, requestID: context.requestID, identity: context.identity,
             peer: context.channel.remoteAddress?.ipAddress, now: WallClock.now()
         )
         // HTTP/1.1 framing (RFC 9112 §6.3): a body exactly when there is a Content-Length or a Transfer-Encoding.
         let hasBody = declaredLength.map { $0 > 0 } ?? request.headers.contains(.transferEncoding)
         if let declaredLength { fields[.contentLength] = String(declaredLength) }
-        let head = HTTPRequest(method: request.method, scheme: nil, authority: self.target.authority, path: path, headerFields: fields)
+        let head = HTTPRequest(method: request.method, scheme: nil, authority: self.route.target.authority, path: path, headerFields: fields)
 
         let sent = ContinuousClock.now
         let (connection, response, upload): (UpstreamConnection, HTTPResponse, UpstreamUpload?)
         do {
             (connection, response, upload) = try await self.exchange(head, body: hasBody ? request.body : nil, context: context)
         } catch let failure as Failure {
-            throw self.error(for: failure, requestID: context.requestID)
+            throw self.route.answer(failure, requestID: context.requestID)
         }
         let waited = sent.duration(to: .now)
-        self.metrics.upstreamAnswered(route: self.routeName, duration: waited)
+        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
         context.upstream?.record(waited)
 
         let fieldsOut = HopByHopHeaders.responseFields(response.headerFields)
@@ -81,7 +70,7 @@ struct UpstreamForwarder: Sendable {
                 guard collected.readableBytes == length else { throw Failure.unreachable("closed_mid_body") }
             } catch {
                 connection.close()
-                throw self.error(for: (error as? Failure) ?? .unreachable("closed_mid_body"), requestID: context.requestID)
+                throw self.route.answer((error as? Failure) ?? .unreachable("closed_mid_body"), requestID: context.requestID)
             }
             pool.release(connection)
             return Response(status: response.status, headers: fieldsOut, body: ResponseBody(byteBuffer: collected))
@@ -136,7 +125,7 @@ struct UpstreamForwarder: Sendable {
         do {
             return try await self.pool.acquire(on: eventLoop)
         } catch {
-            throw Failure.unreachable(Self.label(error))
+            throw Failure.unreachable(UpstreamRoute.label(error))
         }
     }
 
@@ -144,7 +133,7 @@ struct UpstreamForwarder: Sendable {
         do {
             return try await self.pool.connect(on: eventLoop)
         } catch {
-            throw Failure.unreachable(Self.label(error))
+            throw Failure.unreachable(UpstreamRoute.label(error))
         }
     }
 
@@ -155,7 +144,7 @@ struct UpstreamForwarder: Sendable {
         _ head: HTTPRequest, body: RequestBody?, on connection: UpstreamConnection, context: RequestContext
     ) async throws -> (HTTPResponse, UpstreamUpload?) {
         let timedOut = Atomic<Bool>(false)
-        let timer = connection.channel.eventLoop.scheduleTask(in: self.timeout) {
+        let timer = connection.channel.eventLoop.scheduleTask(in: self.route.timeout) {
             timedOut.store(true, ordering: .relaxed)
             connection.close()
         }
@@ -168,7 +157,7 @@ struct UpstreamForwarder: Sendable {
             try await withTaskCancellationHandler {
                 if let body {
                     try await connection.outbound.write(.head(head))
-                    upload = UpstreamUpload.start(body, to: connection, limit: self.maxBodyBytes)
+                    upload = UpstreamUpload.start(body, to: connection, limit: self.route.maxBodyBytes)
                 } else {
                     // One flush, one write(2), for a request without a body.
                     try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
@@ -191,28 +180,5 @@ struct UpstreamForwarder: Sendable {
         }
         if timedOut.load(ordering: .relaxed) { throw Failure.timeout }
         throw Failure.unreachable("closed_before_answer")
-    }
-
-    /// The error a failed exchange is answered with, counted and logged.
-    private func error(for failure: Failure, requestID: String) -> GatewayError {
-        switch failure {
-        case .tooLarge:
-            return GatewayError.payloadTooLarge(limit: self.maxBodyBytes)
-        case .clientBodyFailed:
-            return GatewayError.unreadableRequestBody()
-        case .timeout:
-            self.metrics.upstreamFailed(route: self.routeName, kind: "timeout")
-            self.logger.debug("upstream timeout", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)"])
-            return GatewayError.upstreamTimeout()
-        case .unreachable(let reason):
-            self.metrics.upstreamFailed(route: self.routeName, kind: "unreachable")
-            self.logger.debug("upstream unreachable", metadata: ["route": "\(self.routeName)", "request_id": "\(requestID)", "reason": "\(reason)"])
-            return GatewayError.upstreamUnreachable(reason: reason)
-        }
-    }
-
-    /// An error's type as a snake_case label (`IOError` → `ioerror`).
-    static func label(_ error: any Error) -> String {
-        String("\(type(of: error))".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

@@ -41,8 +41,8 @@ public struct UpstreamProxy: Service {
         self.pools = Pools()
     }
 
-    /// The route's async handler (any request), and how the direct path forwards its body-less requests.
-    func handlers(for route: RouteConfiguration, upstream: UpstreamURL) -> (RouteHandler, DirectForwarder?) {
+    /// The route's async handler (any request), and the route as the direct path forwards its body-less requests.
+    func handlers(for route: RouteConfiguration, upstream: UpstreamURL) -> (RouteHandler, UpstreamRoute?) {
         let pools: (async: UpstreamPool, direct: DirectUpstreamPool)
         do {
             pools = try self.pools.pools(for: upstream, settings: self.settings)
@@ -50,24 +50,22 @@ public struct UpstreamProxy: Service {
             self.logger.error("no TLS context for an https upstream", metadata: ["route": "\(route.name)"])
             return ({ _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }, nil)
         }
-        let target = UpstreamTarget(upstream: upstream, path: route.path)
-        let headers = UpstreamRequestHeaders(
-            identityHeaders: self.identityHeaders,
-            assertionHeader: self.assertionHeader,
-            assertionKey: self.assertion?.key,
-            forwardAuthorization: route.forwardAuthorization,
-            trustedProxies: self.trustedProxies
+        let upstreamRoute = UpstreamRoute(
+            name: route.name,
+            target: UpstreamTarget(upstream: upstream, path: route.path),
+            headers: UpstreamRequestHeaders(
+                identityHeaders: self.identityHeaders,
+                assertionHeader: self.assertionHeader,
+                assertionKey: self.assertion?.key,
+                forwardAuthorization: route.forwardAuthorization,
+                trustedProxies: self.trustedProxies
+            ),
+            timeout: .interval(seconds: route.timeoutSeconds),
+            maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
+            directPool: pools.direct, metrics: self.metrics, logger: self.logger
         )
-        let timeout = TimeAmount.interval(seconds: route.timeoutSeconds)
-        let forwarder = UpstreamForwarder(
-            routeName: route.name, target: target, headers: headers, pool: pools.async, timeout: timeout,
-            maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes, metrics: self.metrics, logger: self.logger
-        )
-        let direct = DirectForwarder(
-            routeName: route.name, target: target, headers: headers, pool: pools.direct, timeout: timeout, metrics: self.metrics,
-            logger: self.logger
-        )
-        return ({ request, context in try await forwarder.forward(request, context: context) }, direct)
+        let forwarder = UpstreamForwarder(route: upstreamRoute, pool: pools.async)
+        return ({ request, context in try await forwarder.forward(request, context: context) }, upstreamRoute)
     }
 
     /// Waits for graceful shutdown (the server has stopped by then), then closes the pooled connections.
@@ -109,28 +107,63 @@ public struct UpstreamProxy: Service {
     }
 }
 
-/// What the direct path needs to forward one route's requests (built with the route; a class, so that a request
-/// holds one reference instead of copying it).
-final class DirectForwarder: Sendable {
-    let routeName: String
+/// One upstream route as both paths forward it, built once with the route: where its requests go, the header rules,
+/// the limits, and the direct path's connection pool. A class, so a request holds one reference, not a copy.
+final class UpstreamRoute: Sendable {
+    let name: String
     let target: UpstreamTarget
     let headers: UpstreamRequestHeaders
-    let pool: DirectUpstreamPool
     /// How long the upstream may take to start answering (504 after).
     let timeout: TimeAmount
+    /// The request body limit (a chunked body is cut off with 413 past it).
+    let maxBodyBytes: Int
+    /// The direct path's connections (the task path's pool is ``UpstreamForwarder/pool``).
+    let directPool: DirectUpstreamPool
     let metrics: GatewayMetrics
     let logger: Logger
 
     init(
-        routeName: String, target: UpstreamTarget, headers: UpstreamRequestHeaders, pool: DirectUpstreamPool, timeout: TimeAmount,
-        metrics: GatewayMetrics, logger: Logger
+        name: String, target: UpstreamTarget, headers: UpstreamRequestHeaders, timeout: TimeAmount, maxBodyBytes: Int,
+        directPool: DirectUpstreamPool, metrics: GatewayMetrics, logger: Logger
     ) {
-        self.routeName = routeName
+        self.name = name
         self.target = target
         self.headers = headers
-        self.pool = pool
         self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
+        self.directPool = directPool
         self.metrics = metrics
         self.logger = logger
+    }
+
+    /// Why an exchange failed before the response head.
+    enum Failure: Error {
+        case unreachable(String)
+        case timeout
+        case tooLarge
+        case clientBodyFailed
+    }
+
+    /// The error a failed exchange is answered with; upstream faults are counted and logged.
+    func answer(_ failure: Failure, requestID: String) -> GatewayError {
+        switch failure {
+        case .tooLarge:
+            return GatewayError.payloadTooLarge(limit: self.maxBodyBytes)
+        case .clientBodyFailed:
+            return GatewayError.unreadableRequestBody()
+        case .timeout:
+            self.metrics.upstreamFailed(route: self.name, kind: "timeout")
+            self.logger.debug("upstream timeout", metadata: ["route": "\(self.name)", "request_id": "\(requestID)"])
+            return GatewayError.upstreamTimeout()
+        case .unreachable(let reason):
+            self.metrics.upstreamFailed(route: self.name, kind: "unreachable")
+            self.logger.debug("upstream unreachable", metadata: ["route": "\(self.name)", "request_id": "\(requestID)", "reason": "\(reason)"])
+            return GatewayError.upstreamUnreachable(reason: reason)
+        }
+    }
+
+    /// An error's type as a snake_case label (`IOError` → `ioerror`), for `unreachable` reasons.
+    static func label(_ error: any Error) -> String {
+        String("\(type(of: error))".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

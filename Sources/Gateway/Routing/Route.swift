@@ -75,7 +75,7 @@ public struct Route: Sendable {
     public let forwardsUpstream: Bool
     public let handler: RouteHandler
     /// How the direct path forwards this route's body-less requests (upstream routes; nil for the others).
-    var direct: DirectForwarder?
+    var direct: UpstreamRoute?
 
     public init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,

@@ -14,7 +14,7 @@ struct RouteBuilder {
         let handler: RouteHandler
         let methods: [HTTPRequest.Method]
         let forwardsUpstream: Bool
-        var direct: DirectForwarder?
+        var direct: UpstreamRoute?
         switch configuration.target {
         case .builtin(let builtin):
             methods = configuration.methods ?? builtin.methods

@@ -142,12 +142,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let error: GatewayError = (error as? HTTPParserError) == .headerOverflow ? .headersTooLarge() : .malformedRequest()
         let requestID = self.requestIDs.next()
         let json = ErrorResponse.json(error, requestID: requestID, now: WallClock.now())
-        var headers = HTTPFields()
+        var headers = ErrorResponse.fields(error)
         headers[GatewayResponder.requestIDHeader] = requestID
-        headers[.contentType] = "application/json"
         headers[.contentLength] = String(json.utf8.count)
         headers[.connection] = "close"
-        headers[.cacheControl] = "no-store"
         context.write(self.wrapOutboundOut(.head(HTTPResponse(status: error.status, headerFields: headers))), promise: nil)
         context.write(self.wrapOutboundOut(.body(context.channel.allocator.buffer(string: json))), promise: nil)
         let channel = context.channel

@@ -158,10 +158,10 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.responder.writeDirectError(error, for: &request, context: context)
             self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             return true
-        case .forward(let request, let forwarder, let upstreamHead):
+        case .forward(let request, let route, let upstreamHead):
             self.responder.metrics.requestStarted()
             let exchange = DirectExchange(
-                handler: self, context: context, request: request, forwarder: forwarder, head: upstreamHead
+                handler: self, context: context, request: request, route: route, head: upstreamHead
             )
             self.exchange = exchange
             exchange.begin()
@@ -187,7 +187,7 @@ private final class DirectExchange: DirectUpstreamReceiver {
     private let handler: DirectPathHandler
     private let context: ChannelHandlerContext
     private var request: DirectRequest
-    private let forwarder: DirectForwarder
+    private let route: UpstreamRoute
     private let head: HTTPRequest
     private let timing: UpstreamTiming?
     private var state = State.connecting
@@ -199,12 +199,12 @@ private final class DirectExchange: DirectUpstreamReceiver {
     private var paused = false
 
     init(
-        handler: DirectPathHandler, context: ChannelHandlerContext, request: DirectRequest, forwarder: DirectForwarder, head: HTTPRequest
+        handler: DirectPathHandler, context: ChannelHandlerContext, request: DirectRequest, route: UpstreamRoute, head: HTTPRequest
     ) {
         self.handler = handler
         self.context = context
         self.request = request
-        self.forwarder = forwarder
+        self.route = route
         self.head = head
         self.timing = handler.responder.accessLog == nil ? nil : UpstreamTiming()
     }
@@ -212,7 +212,7 @@ private final class DirectExchange: DirectUpstreamReceiver {
     private var responder: GatewayResponder { self.handler.responder }
 
     func begin() {
-        if let connection = self.forwarder.pool.lease(on: self.context.eventLoop) {
+        if let connection = self.route.directPool.lease(on: self.context.eventLoop) {
             self.send(on: connection, reused: true)
         } else {
             self.connect()
@@ -221,7 +221,7 @@ private final class DirectExchange: DirectUpstreamReceiver {
 
     private func connect() {
         self.state = .connecting
-        let pool = self.forwarder.pool
+        let pool = self.route.directPool
         let eventLoop = self.context.eventLoop
         pool.connect(on: eventLoop).assumeIsolated().whenComplete { result in
             switch result {
@@ -234,7 +234,7 @@ private final class DirectExchange: DirectUpstreamReceiver {
                 self.send(on: connection, reused: false)
             case .failure(let error):
                 guard case .connecting = self.state else { return }
-                self.fail(.upstreamUnreachable(reason: UpstreamForwarder.label(error)), kind: "unreachable")
+                self.fail(.unreachable(UpstreamRoute.label(error)))
             }
         }
     }
@@ -244,13 +244,13 @@ private final class DirectExchange: DirectUpstreamReceiver {
         self.reused = reused
         self.state = .waitingForHead
         self.sent = .now
-        connection.send(self.head, to: self, timeout: self.forwarder.timeout)
+        connection.send(self.head, to: self, timeout: self.route.timeout)
     }
 
     func upstreamHead(_ response: HTTPResponse) {
         guard case .waitingForHead = self.state else { return }
         let waited = self.sent.duration(to: .now)
-        self.forwarder.metrics.upstreamAnswered(route: self.forwarder.routeName, duration: waited)
+        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
         self.timing?.record(waited)
         var fields = HopByHopHeaders.responseFields(response.headerFields)
         fields.append(contentsOf: self.request.limitHeaders)
@@ -279,7 +279,7 @@ private final class DirectExchange: DirectUpstreamReceiver {
         if let connection = self.connection {
             self.connection = nil
             if self.paused { connection.setReading(true) }
-            self.forwarder.pool.release(connection, on: self.context.eventLoop)
+            self.route.directPool.release(connection, on: self.context.eventLoop)
         }
         self.finish(status: status)
     }
@@ -289,14 +289,13 @@ private final class DirectExchange: DirectUpstreamReceiver {
         case .waitingForHead:
             self.connection = nil
             if timedOut {
-                self.forwarder.logger.debug("upstream timeout", metadata: ["route": "\(self.forwarder.routeName)", "request_id": "\(self.request.requestID)"])
-                self.fail(.upstreamTimeout(), kind: "timeout")
+                self.fail(.timeout)
             } else if self.reused, !self.retried {
                 // A pooled connection the upstream had closed: once more, on a new one.
                 self.retried = true
                 self.connect()
             } else {
-                self.fail(.upstreamUnreachable(reason: "closed_before_answer"), kind: "unreachable")
+                self.fail(.unreachable("closed_before_answer"))
             }
         case .streaming(let status):
             // Closed in the middle of the body: the client's connection closes too, the answer truncated.
@@ -329,14 +328,8 @@ private final class DirectExchange: DirectUpstreamReceiver {
         self.connection?.setReading(true)
     }
 
-    private func fail(_ error: GatewayError, kind: String) {
-        self.forwarder.metrics.upstreamFailed(route: self.forwarder.routeName, kind: kind)
-        if kind == "unreachable" {
-            self.forwarder.logger.debug(
-                "upstream unreachable",
-                metadata: ["route": "\(self.forwarder.routeName)", "request_id": "\(self.request.requestID)", "reason": "\(error.reason)"]
-            )
-        }
+    private func fail(_ failure: UpstreamRoute.Failure) {
+        let error = self.route.answer(failure, requestID: self.request.requestID)
         self.responder.writeDirectError(error, for: &self.request, context: self.context)
         self.finish(status: Int(error.status.code))
     }

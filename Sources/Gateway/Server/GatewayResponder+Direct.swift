@@ -25,7 +25,7 @@ enum DirectStart {
     /// Refused before any upstream work (authentication or rate limit), counted and recorded.
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
-    case forward(DirectRequest, DirectForwarder, HTTPRequest)
+    case forward(DirectRequest, UpstreamRoute, HTTPRequest)
 }
 
 /// The direct path's half of the responder (``DirectPathHandler`` drives it): the same rules as `respond`, for the
@@ -36,12 +36,12 @@ extension GatewayResponder {
     func directStart(_ head: HTTPRequest, channel: any Channel) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
-        guard let route = self.routes.route(for: uri.path), let forwarder = route.direct, route.allows(head.method),
+        guard let route = self.routes.route(for: uri.path), let upstream = route.direct, route.allows(head.method),
             fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
             (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head),
             route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
-            forwarder.pool.serves(channel.eventLoop),
-            let target = forwarder.target.path(path: uri.path, query: uri.query)
+            upstream.directPool.serves(channel.eventLoop),
+            let target = upstream.target.path(path: uri.path, query: uri.query)
         else { return .handOn }
 
         var request = DirectRequest(
@@ -77,14 +77,14 @@ extension GatewayResponder {
                 return .refuse(request, error)
             }
         }
-        var upstreamFields = forwarder.headers.fields(
+        var upstreamFields = upstream.headers.fields(
             for: head, requestID: request.requestID, identity: identity, peer: channel.remoteAddress?.ipAddress, now: WallClock.now()
         )
         if fields[.contentLength] != nil { upstreamFields[.contentLength] = "0" }
         let upstreamHead = HTTPRequest(
-            method: head.method, scheme: nil, authority: forwarder.target.authority, path: target, headerFields: upstreamFields
+            method: head.method, scheme: nil, authority: upstream.target.authority, path: target, headerFields: upstreamFields
         )
-        return .forward(request, forwarder, upstreamHead)
+        return .forward(request, upstream, upstreamHead)
     }
 
     /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).
@@ -120,10 +120,8 @@ extension GatewayResponder {
 
     /// Counts and logs a finished direct request.
     func directFinished(_ request: DirectRequest, status: Int, upstream: UpstreamTiming?) {
-        let latency = request.start.duration(to: .now)
-        self.metrics.requestAnswered(route: request.record.route, status: status, duration: latency)
-        self.accessLog?.log(
-            requestID: request.requestID, method: request.method.rawValue, path: request.path, status: status, latency: latency,
+        self.answered(
+            requestID: request.requestID, method: request.method, path: request.path, status: status, since: request.start,
             record: request.record, upstream: upstream
         )
         self.metrics.requestFinished()

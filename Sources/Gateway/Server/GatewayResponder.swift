@@ -57,11 +57,9 @@ final class GatewayResponder: Sendable {
         }
         let status = Int(response.status.code)
         defer {
-            let latency = start.duration(to: .now)
-            self.metrics.requestAnswered(route: record.route, status: status, duration: latency)
-            self.accessLog?.log(
-                requestID: requestID, method: request.method.rawValue, path: request.uri.path, status: status, latency: latency,
-                record: record, upstream: upstream
+            self.answered(
+                requestID: requestID, method: request.method, path: request.uri.path, status: status, since: start, record: record,
+                upstream: upstream
             )
         }
         try await writer.write(response: response.head, body: response.body)
@@ -116,6 +114,18 @@ final class GatewayResponder: Sendable {
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
             return ErrorResponse.make(.internalError(), requestID: requestID, now: WallClock.now())
         }
+    }
+
+    /// Counts an answered request and writes its access-log line.
+    func answered(
+        requestID: String, method: HTTPRequest.Method, path: String, status: Int, since start: ContinuousClock.Instant,
+        record: RequestRecord, upstream: UpstreamTiming?
+    ) {
+        let latency = start.duration(to: .now)
+        self.metrics.requestAnswered(route: record.route, status: status, duration: latency)
+        self.accessLog?.log(
+            requestID: requestID, method: method.rawValue, path: path, status: status, latency: latency, record: record, upstream: upstream
+        )
     }
 
     /// The client's `X-Request-ID` when it sent one acceptable value, otherwise a new one.
