@@ -2,8 +2,6 @@ import HTTPTypes
 import HummingbirdCore
 public import Logging
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 
 /// A real HTTP/1.1 server on `127.0.0.1` and an ephemeral port, for tests: every request goes to one
 /// async handler. Built on HummingbirdCore's server.
@@ -13,41 +11,37 @@ import ServiceLifecycle
 /// - ``connectionCount`` and ``waitForClosedConnections(atLeast:)`` show what the client did with its connections.
 ///
 /// Prefer the scoped ``withLocalHTTPServer(logger:_:_:)``, which always shuts the server down.
-public final class LocalHTTPServer: Sendable {
+public final class LocalHTTPServer: LocalTestServer {
     /// A request handler.
     public typealias Handler = @Sendable (LocalRequest) async throws -> LocalResponse
 
     /// The largest request body the server reads (1 MiB); a larger one closes the connection.
     public static let maxRequestBodyBytes = 1 << 20
 
-    /// The port the server listens on.
-    public let port: Int
-    private let task: Task<Void, Never>
-    private let group: ServiceGroup
-    private let stats: LocalConnectionStats
+    private let listener: LocalListener
 
-    private init(port: Int, task: Task<Void, Never>, group: ServiceGroup, stats: LocalConnectionStats) {
-        self.port = port
-        self.task = task
-        self.group = group
-        self.stats = stats
+    private init(listener: LocalListener) {
+        self.listener = listener
     }
+
+    /// The port the server listens on.
+    public var port: Int { self.listener.port }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.
     public var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
     /// Requests received so far (counted before the handler runs).
-    public var requestCount: Int { self.stats.requests }
+    public var requestCount: Int { self.listener.stats.requests }
 
     /// Connections accepted so far.
-    public var connectionCount: Int { self.stats.accepted }
+    public var connectionCount: Int { self.listener.stats.accepted }
 
     /// Connections closed so far (by the client, counted when its half-close or close arrives).
-    public var closedConnectionCount: Int { self.stats.closed }
+    public var closedConnectionCount: Int { self.listener.stats.closed }
 
     /// Returns once at least `count` connections have been closed, or when the calling task is cancelled.
     public func waitForClosedConnections(atLeast count: Int) async {
-        await self.stats.waitForClosed(atLeast: count)
+        await self.listener.stats.waitForClosed(atLeast: count)
     }
 
     /// Starts a server answering every request with `handler`; returns once it listens.
@@ -60,32 +54,17 @@ public final class LocalHTTPServer: Sendable {
         logger: Logger = LocalHTTPServer.quietLogger,
         _ handler: @escaping Handler
     ) async throws -> LocalHTTPServer {
-        let stats = LocalConnectionStats()
-        let promise = LocalListenerStartup.PortPromise()
-        let server = try HTTPServerBuilder.http1(
-            configuration: .init(additionalChannelHandlers: [LocalConnectionObserver(stats: stats)])
-        ).buildServer(
-            // No SO_REUSEADDR with port 0: Linux can then hand one ephemeral port to two binding sockets.
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: backlog, reuseAddress: false),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: logger,
-            responder: { request, responseWriter, _ in
-                stats.requestReceived()
-                try await Self.respond(to: request, writer: responseWriter, handler: handler)
-            },
-            onServerRunning: { channel in
-                promise.listening(channel)
-            }
-        )
-        let (port, task, group) = try await LocalListenerStartup.run(promise, server)
-        return LocalHTTPServer(port: port, task: task, group: group, stats: stats)
+        let listener = try await LocalListener.start(backlog: backlog, logger: logger) { request, responseWriter, _ in
+            try await Self.respond(to: request, writer: responseWriter, handler: handler)
+        }
+        return LocalHTTPServer(listener: listener)
     }
 
     /// Stops the server: closes the listener first (graceful shutdown: nothing new is accepted), then, after a
     /// moment, cancels handlers that hang on purpose. Cancelling first would race with connections being accepted,
     /// which NIO answers with a crash ("Deinited NIOAsyncWriter without calling finish()").
     public func shutdown() async {
-        await LocalListenerStartup.stop(self.group, self.task)
+        await self.listener.stop()
     }
 
     /// A logger at `critical` level: tests are not flooded with server start messages, nor with the

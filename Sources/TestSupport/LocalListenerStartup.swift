@@ -1,7 +1,49 @@
+import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
+
+/// A local HTTP/1.1 test server's listener: HummingbirdCore's server on `127.0.0.1` and an ephemeral port, run in a
+/// ServiceGroup of its own, with its requests and connections counted. Shared by ``LocalHTTPServer`` and
+/// ``UpstreamTestServer``, which differ only in how they answer.
+struct LocalListener: Sendable {
+    let port: Int
+    let stats: LocalConnectionStats
+    private let task: Task<Void, Never>
+    private let group: ServiceGroup
+
+    /// Starts a server answering with `responder` (each request counted first); returns once it listens.
+    static func start(
+        backlog: Int = 256, logger: Logger, responder: @escaping HTTPChannelHandler.Responder
+    ) async throws -> LocalListener {
+        let stats = LocalConnectionStats()
+        let promise = LocalListenerStartup.PortPromise()
+        let server = try HTTPServerBuilder.http1(
+            configuration: .init(additionalChannelHandlers: [LocalConnectionObserver(stats: stats)])
+        ).buildServer(
+            // No SO_REUSEADDR with port 0: Linux can then hand one ephemeral port to two binding sockets.
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: backlog, reuseAddress: false),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, writer, channel in
+                stats.requestReceived()
+                try await responder(request, writer, channel)
+            },
+            onServerRunning: { channel in
+                promise.listening(channel)
+            }
+        )
+        let (port, task, group) = try await LocalListenerStartup.run(promise, server)
+        return LocalListener(port: port, stats: stats, task: task, group: group)
+    }
+
+    /// See ``LocalListenerStartup/stop(_:_:)``.
+    func stop() async {
+        await LocalListenerStartup.stop(self.group, self.task)
+    }
+}
 
 /// Runs a local server's `Service` in a task and waits until it listens (or fails to), returning its port.
 enum LocalListenerStartup {

@@ -10,7 +10,7 @@ import NIOPosix
 /// it closes, resets or answers garbage instead of speaking HTTP.
 ///
 /// Prefer the scoped ``withLocalRawServer(_:_:)``, which always shuts the server down.
-public final class LocalRawServer: Sendable {
+public final class LocalRawServer: LocalTestServer {
     /// What the server does with each connection.
     public enum Behavior: Sendable {
         /// Closes each connection as soon as it is accepted, reading nothing.

@@ -8,8 +8,6 @@ import HTTPTypes
 import HummingbirdCore
 public import Logging
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 
 /// A streaming HTTP/1.1 upstream on `127.0.0.1` and an ephemeral port, for reverse-proxy tests. Bodies are never
 /// held whole: what it receives is counted and checked against ``BodyPattern`` chunk by chunk, what it sends is
@@ -28,54 +26,36 @@ import ServiceLifecycle
 /// | `…/hang` | never answers (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
 /// | anything else | 404 |
-public final class UpstreamTestServer: Sendable {
-    /// The port the server listens on.
-    public let port: Int
-    private let task: Task<Void, Never>
-    private let group: ServiceGroup
-    private let stats: LocalConnectionStats
+public final class UpstreamTestServer: LocalTestServer {
+    private let listener: LocalListener
 
-    private init(port: Int, task: Task<Void, Never>, group: ServiceGroup, stats: LocalConnectionStats) {
-        self.port = port
-        self.task = task
-        self.group = group
-        self.stats = stats
+    private init(listener: LocalListener) {
+        self.listener = listener
     }
+
+    /// The port the server listens on.
+    public var port: Int { self.listener.port }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.
     public var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
     /// Requests received so far (counted before they are answered).
-    public var requestCount: Int { self.stats.requests }
+    public var requestCount: Int { self.listener.stats.requests }
 
     /// Connections accepted so far.
-    public var connectionCount: Int { self.stats.accepted }
+    public var connectionCount: Int { self.listener.stats.accepted }
 
     /// Starts a server; returns once it listens.
     public static func start(logger: Logger = LocalHTTPServer.quietLogger) async throws -> UpstreamTestServer {
-        let stats = LocalConnectionStats()
-        let promise = LocalListenerStartup.PortPromise()
-        let server = try HTTPServerBuilder.http1(
-            configuration: .init(additionalChannelHandlers: [LocalConnectionObserver(stats: stats)])
-        ).buildServer(
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), reuseAddress: false),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: logger,
-            responder: { request, writer, channel in
-                stats.requestReceived()
-                try await Self.respond(to: request, writer: writer, channel: channel)
-            },
-            onServerRunning: { channel in
-                promise.listening(channel)
-            }
-        )
-        let (port, task, group) = try await LocalListenerStartup.run(promise, server)
-        return UpstreamTestServer(port: port, task: task, group: group, stats: stats)
+        let listener = try await LocalListener.start(logger: logger) { request, writer, channel in
+            try await Self.respond(to: request, writer: writer, channel: channel)
+        }
+        return UpstreamTestServer(listener: listener)
     }
 
     /// Stops the server: graceful shutdown first, then hanging handlers are cancelled (as ``LocalHTTPServer``).
     public func shutdown() async {
-        await LocalListenerStartup.stop(self.group, self.task)
+        await self.listener.stop()
     }
 
     static let chunkSize = 64 * 1024
@@ -158,13 +138,5 @@ public final class UpstreamTestServer: Sendable {
 /// Runs `body` with a fresh ``UpstreamTestServer`` and shuts the server down afterwards, whether `body` returns or throws.
 @discardableResult
 public func withUpstreamTestServer<Result: Sendable>(_ body: (UpstreamTestServer) async throws -> Result) async throws -> Result {
-    let server = try await UpstreamTestServer.start()
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
+    try await withShutdown(try await UpstreamTestServer.start(), body)
 }

@@ -1,11 +1,12 @@
 import NIOCore
 import NIOPosix
 import Synchronization
+import TestSupport
 
 /// A raw TCP upstream that records every byte each connection sends it, and answers `200 ok` (then closes) only
 /// once a connection has sent a whole chunked request (its bytes end with the last chunk, `0\r\n\r\n`). It shows
 /// what an upstream really received: whether a request body the client broke off reached it as a complete one.
-final class RecordingUpstream: Sendable {
+final class RecordingUpstream: LocalTestServer {
     let port: Int
     private let channel: any Channel
     private let log: Log
@@ -87,13 +88,5 @@ final class RecordingUpstream: Sendable {
 
 /// Runs `body` with a fresh ``RecordingUpstream``, shut down afterwards.
 func withRecordingUpstream<Result: Sendable>(_ body: (RecordingUpstream) async throws -> Result) async throws -> Result {
-    let upstream = try await RecordingUpstream.start()
-    do {
-        let result = try await body(upstream)
-        await upstream.shutdown()
-        return result
-    } catch {
-        await upstream.shutdown()
-        throw error
-    }
+    try await withShutdown(try await RecordingUpstream.start(), body)
 }
