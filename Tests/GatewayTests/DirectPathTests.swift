@@ -1,5 +1,9 @@
 import CurlHTTP
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Gateway
 import IDTokens
 import RateLimiting
@@ -7,11 +11,22 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The direct path (`server.direct_path`, on by default) against the task path on real sockets: the same answers
-/// for the same requests, answers in request order when a pipelining client mixes the two, and the connection
-/// behaviours that the pipeline placement must keep (half-close, `Connection: close`, reading held for a backlog).
+/// The raw path (`server.raw_path`) and the direct path (`server.direct_path`), both on by default, against the
+/// task path on real sockets: the same answers for the same requests, answers in request order when a pipelining
+/// client mixes the paths (and the raw path hands a connection over), and the connection behaviours that each
+/// path must keep (half-close, `Connection: close`, reading held for a backlog, the header and idle timeouts).
 @Suite("Direct path")
 struct DirectPathTests {
+    /// Which path the gateway under test takes for what it can.
+    enum Path: String, CaseIterable, Sendable {
+        case raw, direct, task
+
+        func apply(to configuration: inout GatewayConfiguration) {
+            configuration.server.directPath = self != .task
+            configuration.server.rawPath = self == .raw
+        }
+    }
+
     /// One request of the comparison, and what of its answer must agree.
     struct Probe: Sendable, CustomTestStringConvertible {
         let method: String
@@ -67,23 +82,24 @@ struct DirectPathTests {
         var description: String { "\(self.status) \(self.errorCode ?? "") \(self.fieldNames) \(self.body)" }
     }
 
-    @Test("the direct path and the task path answer every probe alike", arguments: Self.probes)
+    @Test("the raw, direct and task paths answer every probe alike", arguments: Self.probes)
     func parity(_ probe: Probe) async throws {
-        let direct = try await Self.answer(probe, directPath: true)
-        let task = try await Self.answer(probe, directPath: false)
-        #expect(direct.digest == task.digest)
-        if let id = probe.headers.first(where: { $0.0 == "X-Request-ID" })?.1 {
-            #expect(direct.requestID == id)
-            #expect(task.requestID == id)
+        let task = try await Self.answer(probe, path: .task)
+        for path in [Path.raw, .direct] {
+            let answer = try await Self.answer(probe, path: path)
+            #expect(answer.digest == task.digest, "\(path)")
+            if let id = probe.headers.first(where: { $0.0 == "X-Request-ID" })?.1 {
+                #expect(answer.requestID == id, "\(path)")
+            }
         }
     }
 
-    static func answer(_ probe: Probe, directPath: Bool) async throws -> (digest: Digest, requestID: String?) {
+    static func answer(_ probe: Probe, path: Path) async throws -> (digest: Digest, requestID: String?) {
         let answer = Mutex<CurlResponse?>(nil)
         try await withUpstreamTestServer { upstream in
             try await GatewayHarness.run(configure: { configuration in
                 configuration.routes += ProxyFixture.routes(upstream: upstream.baseURL)
-                configuration.server.directPath = directPath
+                path.apply(to: &configuration)
             }) { gateway in
                 let response = try await gateway.request(probe.method, probe.path, headers: probe.headers, body: probe.body)
                 answer.withLock { $0 = response }
@@ -132,9 +148,9 @@ struct DirectPathTests {
         }
     }
 
-    @Test("Connection: close: the answer, then the close; bytes after it are not read as a request", arguments: [true, false])
-    func connectionClose(directPath: Bool) async throws {
-        try await ProxyFixture.run(configure: { $0.server.directPath = directPath }) { gateway, upstream in
+    @Test("Connection: close: the answer, then the close; bytes after it are not read as a request", arguments: Path.allCases)
+    func connectionClose(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
             // Two answers expected, so that only the close ends the exchange.
             let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5)
                 .run(port: gateway.port, bytes: Array("GET /open/echo/1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /open/echo/2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
@@ -185,6 +201,44 @@ struct DirectPathTests {
                 #expect(limited.header("retry-after") != nil)
                 #expect(upstream.requestCount == 2)
             }
+        }
+    }
+
+    @Test("raw path: a head that arrives in pieces is answered; one that never completes is cut off at the header timeout")
+    func splitAndSlowHeads() async throws {
+        try await ProxyFixture.run(configure: { $0.server.headerTimeoutSeconds = 0.3 }) { gateway, upstream in
+            let fd = try RawSocketClient.connected(port: gateway.port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
+            defer { close(fd) }
+            for piece in ["GET /open/echo/split HT", "TP/1.1\r\nHo", "st: t\r\n", "\r\n"] {
+                _ = Array(piece.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let received = recv(fd, &buffer, buffer.count, 0)
+            let answer = String(decoding: buffer.prefix(max(received, 0)), as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(answer)")
+            #expect(answer.contains(#"\/base\/echo\/split"#))
+
+            // A head that stops halfway: no answer, the connection closes.
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/echo HTTP/1.1\r\nHost: t\r\nX-Half".utf8))
+            #expect(outcome.ending == .closed)
+            #expect(outcome.responses.isEmpty)
+            #expect(upstream.requestCount == 1)
+        }
+    }
+
+    @Test("raw path: a kept-alive connection with nothing to do closes after the idle timeout", arguments: [Path.raw, .direct])
+    func idleTimeout(path: Path) async throws {
+        try await ProxyFixture.run(configure: {
+            path.apply(to: &$0)
+            $0.server.idleTimeoutSeconds = 0.3
+        }) { gateway, _ in
+            // Two answers awaited for one request: only the idle close ends the exchange.
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/echo/1 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(outcome.ending == .closed)
+            #expect(outcome.responses.map(\.status) == [200])
         }
     }
 }

@@ -24,6 +24,7 @@ extension ConfigFile {
             try value.number(in: ConfigurationBounds.shutdownGraceSeconds)
         }
         try server.assign(&limits.directPath, "direct_path") { value throws(ConfigurationError) in try value.boolean() }
+        try server.assign(&limits.rawPath, "raw_path") { value throws(ConfigurationError) in try value.boolean() }
     }
 
     static func applyProxy(_ value: ConfigValue, to settings: inout ProxySettings) throws(ConfigurationError) {

@@ -81,6 +81,7 @@ extension GatewayConfiguration {
             ("max_connections", Y.int(self.server.maxConnections)),
             ("shutdown_grace_seconds", Y.number(self.server.shutdownGraceSeconds)),
             ("direct_path", Y.bool(self.server.directPath)),
+            ("raw_path", Y.bool(self.server.rawPath)),
         ])
     }
 

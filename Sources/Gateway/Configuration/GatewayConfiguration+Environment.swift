@@ -48,6 +48,7 @@ extension GatewayConfiguration {
             "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
         )
         self.server.directPath = try reader.boolean("DIRECT_PATH", default: self.server.directPath)
+        self.server.rawPath = try reader.boolean("RAW_PATH", default: self.server.rawPath)
         self.proxy.assertionSecret = try reader.secretFile(
             "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
         ) ?? self.proxy.assertionSecret

@@ -37,6 +37,7 @@ public import StoryFunctions
 /// | `server.max_connections` | `MAX_CONNECTIONS` | see `ServerLimits` | `20000` |
 /// | `server.shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | see `ServerLimits` | `25` |
 /// | `server.direct_path` | `DIRECT_PATH` | see `ServerLimits` | `true` |
+/// | `server.raw_path` | `RAW_PATH` | see `ServerLimits` | `true` |
 /// | `proxy.identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | see `ProxySettings` | none |
 /// | `builtin_routes`, `routes` | | the route table, see `RouteConfiguration` | `RouteConfiguration.defaults` |
 /// | | `STORYGATE_CONFIG` | the config file when `--config` is not given | none |

@@ -10,6 +10,7 @@
 /// | `max_connections` | `MAX_CONNECTIONS` | 1...1000000 open client connections; more wait in the accept backlog | `20000` |
 /// | `shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | 0...3600: on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
 /// | `direct_path` | `DIRECT_PATH` | boolean: body-less proxied requests are handled in the channel pipeline (the same rules, less CPU); `false` sends every request through the connection's task | `true` |
+/// | `raw_path` | `RAW_PATH` | boolean, with `direct_path`: plain body-less requests are also read and answered as bytes, before SwiftNIO's HTTP codec; `false` leaves every request to the codec | `true` |
 public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderBytes = 32 * 1024
     public var maxHeaderCount = 100
@@ -19,13 +20,14 @@ public struct ServerLimits: Sendable, Equatable {
     public var maxConnections = 20_000
     public var shutdownGraceSeconds = 25.0
     public var directPath = true
+    public var rawPath = true
 
     public init() {}
 
     /// The keys of `server:`.
     static let keys = [
         "max_header_bytes", "max_header_count", "max_body_bytes", "header_timeout_seconds", "idle_timeout_seconds", "max_connections",
-        "shutdown_grace_seconds", "direct_path",
+        "shutdown_grace_seconds", "direct_path", "raw_path",
     ]
 }
 

@@ -15,7 +15,7 @@ import NIOHTTPTypes
 /// connection guard, HummingbirdCore's idle and quiesce handling) see the direct path's requests and answers like
 /// any others. Answers leave in request order: a request is taken here only when no answer of the async path is
 /// outstanding, and while an exchange runs, later parts wait (and past a few, so does reading from the socket).
-final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, DirectAnswerSink {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -101,8 +101,32 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    // MARK: DirectAnswerSink: the answer goes on as HTTP parts, through the handlers before this one.
+
+    var isWritable: Bool { self.context?.channel.isWritable ?? false }
+
+    func writeHead(_ response: HTTPResponse, for request: DirectRequest) {
+        self.context?.write(self.wrapOutboundOut(.head(response)), promise: nil)
+    }
+
+    func writeBody(_ buffer: ByteBuffer) {
+        self.context?.write(self.wrapOutboundOut(.body(buffer)), promise: nil)
+    }
+
+    func flush() {
+        self.context?.flush()
+    }
+
+    func writeEnd(for request: DirectRequest) {
+        self.context?.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func closeConnection() {
+        self.context?.close(promise: nil)
+    }
+
     /// An exchange has written its answer's end, or given up.
-    fileprivate func exchangeFinished(_ exchange: DirectExchange) {
+    func exchangeFinished(_ exchange: DirectExchange) {
         guard self.exchange === exchange else { return }
         self.exchange = nil
         if let context { self.drain(context, inReadBatch: false) }
@@ -155,189 +179,17 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return false
         case .refuse(var request, let error):
             self.responder.metrics.requestStarted()
-            self.responder.writeDirectError(error, for: &request, context: context)
+            self.responder.writeDirectError(error, for: &request, to: self)
             self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             return true
         case .forward(let request, let route, let upstreamHead):
             self.responder.metrics.requestStarted()
             let exchange = DirectExchange(
-                handler: self, context: context, request: request, route: route, head: upstreamHead
+                sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route, head: upstreamHead
             )
             self.exchange = exchange
             exchange.begin()
             return true
         }
-    }
-}
-
-/// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
-/// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
-/// is one write), and the connection pooled again once the answer has ended. The same rules as
-/// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504); a failure before it is
-/// a 502, after one retry on a new connection when a pooled one turns out closed; a failure in the body closes
-/// the client's connection (the answer is truncated); the client going away closes the upstream connection.
-private final class DirectExchange: DirectUpstreamReceiver {
-    private enum State {
-        case connecting
-        case waitingForHead
-        case streaming(status: Int)
-        case done
-    }
-
-    private let handler: DirectPathHandler
-    private let context: ChannelHandlerContext
-    private var request: DirectRequest
-    private let route: UpstreamRoute
-    private let head: HTTPRequest
-    private let timing: UpstreamTiming?
-    private var state = State.connecting
-    private var connection: DirectUpstreamConnection?
-    private var reused = false
-    private var retried = false
-    private var sent = ContinuousClock.now
-    /// Reading from the upstream stopped while the client catches up.
-    private var paused = false
-
-    init(
-        handler: DirectPathHandler, context: ChannelHandlerContext, request: DirectRequest, route: UpstreamRoute, head: HTTPRequest
-    ) {
-        self.handler = handler
-        self.context = context
-        self.request = request
-        self.route = route
-        self.head = head
-        self.timing = handler.responder.accessLog == nil ? nil : UpstreamTiming()
-    }
-
-    private var responder: GatewayResponder { self.handler.responder }
-
-    func begin() {
-        if let connection = self.route.directPool.lease(on: self.context.eventLoop) {
-            self.send(on: connection, reused: true)
-        } else {
-            self.connect()
-        }
-    }
-
-    private func connect() {
-        self.state = .connecting
-        let pool = self.route.directPool
-        let eventLoop = self.context.eventLoop
-        pool.connect(on: eventLoop).assumeIsolated().whenComplete { result in
-            switch result {
-            case .success(let connection):
-                guard case .connecting = self.state else {
-                    // The client left meanwhile: keep the connection for the next request.
-                    pool.release(connection, on: eventLoop)
-                    return
-                }
-                self.send(on: connection, reused: false)
-            case .failure(let error):
-                guard case .connecting = self.state else { return }
-                self.fail(.unreachable(UpstreamRoute.label(error)))
-            }
-        }
-    }
-
-    private func send(on connection: DirectUpstreamConnection, reused: Bool) {
-        self.connection = connection
-        self.reused = reused
-        self.state = .waitingForHead
-        self.sent = .now
-        connection.send(self.head, to: self, timeout: self.route.timeout)
-    }
-
-    func upstreamHead(_ response: HTTPResponse) {
-        guard case .waitingForHead = self.state else { return }
-        let waited = self.sent.duration(to: .now)
-        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
-        self.timing?.record(waited)
-        var fields = HopByHopHeaders.responseFields(response.headerFields)
-        fields.append(contentsOf: self.request.limitHeaders)
-        self.responder.finishDirectFields(&fields, self.request)
-        self.state = .streaming(status: Int(response.status.code))
-        self.context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: response.status, headerFields: fields))), promise: nil)
-    }
-
-    func upstreamBody(_ buffer: ByteBuffer) {
-        guard case .streaming = self.state else { return }
-        self.context.write(NIOAny(HTTPResponsePart.body(buffer)), promise: nil)
-    }
-
-    func upstreamReadComplete() {
-        guard case .streaming = self.state else { return }
-        self.context.flush()
-        if !self.context.channel.isWritable, !self.paused {
-            self.paused = true
-            self.connection?.setReading(false)
-        }
-    }
-
-    func upstreamEnd() {
-        guard case .streaming(let status) = self.state else { return }
-        self.context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
-        if let connection = self.connection {
-            self.connection = nil
-            if self.paused { connection.setReading(true) }
-            self.route.directPool.release(connection, on: self.context.eventLoop)
-        }
-        self.finish(status: status)
-    }
-
-    func upstreamFailed(timedOut: Bool) {
-        switch self.state {
-        case .waitingForHead:
-            self.connection = nil
-            if timedOut {
-                self.fail(.timeout)
-            } else if self.reused, !self.retried {
-                // A pooled connection the upstream had closed: once more, on a new one.
-                self.retried = true
-                self.connect()
-            } else {
-                self.fail(.unreachable("closed_before_answer"))
-            }
-        case .streaming(let status):
-            // Closed in the middle of the body: the client's connection closes too, the answer truncated.
-            self.connection = nil
-            self.context.close(promise: nil)
-            self.finish(status: status)
-        case .connecting, .done:
-            break
-        }
-    }
-
-    /// The client's connection closed.
-    func clientGone() {
-        switch self.state {
-        case .done:
-            return
-        case .streaming(let status):
-            self.connection?.close()
-            self.finish(status: status)
-        case .connecting, .waitingForHead:
-            self.connection?.close()
-            self.request.record.errorReason = "cancelled"
-            self.finish(status: 503)
-        }
-    }
-
-    func clientWritable() {
-        guard self.paused else { return }
-        self.paused = false
-        self.connection?.setReading(true)
-    }
-
-    private func fail(_ failure: UpstreamRoute.Failure) {
-        let error = self.route.answer(failure, requestID: self.request.requestID)
-        self.responder.writeDirectError(error, for: &self.request, context: self.context)
-        self.finish(status: Int(error.status.code))
-    }
-
-    private func finish(status: Int) {
-        self.state = .done
-        self.connection = nil
-        self.responder.directFinished(self.request, status: status, upstream: self.timing)
-        self.handler.exchangeFinished(self)
     }
 }

@@ -23,14 +23,16 @@ final class EventLoopTaskExecutor: TaskExecutor {
 }
 
 /// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop, the
-/// HTTP/1.0 framing check, and the direct path (``DirectPathHandler``) in front of the task when a responder is given.
+/// HTTP/1.0 framing check, and the direct path (``DirectPathHandler``) in front of the task when a responder is given,
+/// with the raw path (``RawPathHandler``) in front of everything when its limits are given too.
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
     let direct: GatewayResponder?
+    let raw: RawPathHandler.Limits?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let direct = self.direct
+        let (direct, raw) = (self.direct, self.raw)
         return self.http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = value.channel.pipeline.syncOperations
             // Where the HTTP/1 version is still known.
@@ -39,6 +41,8 @@ struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
                 // Right before the connection task's channel, after HummingbirdCore's idle and quiesce handling.
                 let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
                 try pipeline.addHandler(DirectPathHandler(responder: direct), position: .after(state))
+                // First of all, on the socket's bytes: the handlers behind it see the connection once it is handed over.
+                if let raw { try pipeline.addHandler(RawPathHandler(responder: direct, limits: raw), position: .first) }
             }
             return value
         }

@@ -102,7 +102,7 @@ extension GatewayResponder {
     }
 
     /// Writes an error answer as JSON (headers only for HEAD), flushed.
-    func writeDirectError(_ error: GatewayError, for request: inout DirectRequest, context: ChannelHandlerContext) {
+    func writeDirectError(_ error: GatewayError, for request: inout DirectRequest, to sink: any DirectAnswerSink) {
         request.record.errorReason = error.reason
         if error.status == .unauthorized || error.status == .serviceUnavailable {
             self.logger.debug("request refused", metadata: ["request_id": "\(request.requestID)", "reason": "\(error.reason)"])
@@ -111,11 +111,9 @@ extension GatewayResponder {
         var fields = ErrorResponse.fields(error)
         fields[.contentLength] = String(json.utf8.count)
         self.finishDirectFields(&fields, request)
-        context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: error.status, headerFields: fields))), promise: nil)
-        if request.method != .head {
-            context.write(NIOAny(HTTPResponsePart.body(context.channel.allocator.buffer(string: json))), promise: nil)
-        }
-        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+        sink.writeHead(HTTPResponse(status: error.status, headerFields: fields), for: request)
+        if request.method != .head { sink.writeBody(ByteBuffer(string: json)) }
+        sink.writeEnd(for: request)
     }
 
     /// Counts and logs a finished direct request.

@@ -38,7 +38,13 @@ public struct GatewayServer: Service {
                 )
             )
         )
-        let server = EventLoopPinnedHTTP1Channel(http1: http1, direct: self.directPath ? responder : nil).server(
+        let raw =
+            self.directPath && limits.rawPath
+            ? RawPathHandler.Limits(
+                maxHeadBytes: limits.maxHeaderBytes, maxFields: limits.maxHeaderCount, headerTimeout: headerTimeout,
+                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds)
+            ) : nil
+        let server = EventLoopPinnedHTTP1Channel(http1: http1, direct: self.directPath ? responder : nil, raw: raw).server(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(

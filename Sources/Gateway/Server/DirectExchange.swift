@@ -1,0 +1,189 @@
+import HTTPTypes
+import NIOCore
+
+/// Where a direct exchange's answer goes, on the client connection's event loop: HTTP parts into the pipeline
+/// (``DirectPathHandler``) or bytes onto the socket (``RawPathHandler``).
+protocol DirectAnswerSink: AnyObject {
+    var isWritable: Bool { get }
+    func writeHead(_ response: HTTPResponse, for request: DirectRequest)
+    func writeBody(_ buffer: ByteBuffer)
+    func flush()
+    /// Ends the answer and flushes it.
+    func writeEnd(for request: DirectRequest)
+    func closeConnection()
+    /// The exchange has written its answer's end, or given up.
+    func exchangeFinished(_ exchange: DirectExchange)
+}
+
+/// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
+/// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
+/// is one write), and the connection pooled again once the answer has ended. The same rules as
+/// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504); a failure before it is
+/// a 502, after one retry on a new connection when a pooled one turns out closed; a failure in the body closes
+/// the client's connection (the answer is truncated); the client going away closes the upstream connection.
+final class DirectExchange: DirectUpstreamReceiver {
+    private enum State {
+        case connecting
+        case waitingForHead
+        case streaming(status: Int)
+        case done
+    }
+
+    private let sink: any DirectAnswerSink
+    private let eventLoop: any EventLoop
+    private let responder: GatewayResponder
+    private var request: DirectRequest
+    private let route: UpstreamRoute
+    private let head: HTTPRequest
+    private let timing: UpstreamTiming?
+    private var state = State.connecting
+    private var connection: DirectUpstreamConnection?
+    private var reused = false
+    private var retried = false
+    private var sent = ContinuousClock.now
+    /// Reading from the upstream stopped while the client catches up.
+    private var paused = false
+
+    init(
+        sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute,
+        head: HTTPRequest
+    ) {
+        self.sink = sink
+        self.eventLoop = eventLoop
+        self.responder = responder
+        self.request = request
+        self.route = route
+        self.head = head
+        self.timing = responder.accessLog == nil ? nil : UpstreamTiming()
+    }
+
+    func begin() {
+        if let connection = self.route.directPool.lease(on: self.eventLoop) {
+            self.send(on: connection, reused: true)
+        } else {
+            self.connect()
+        }
+    }
+
+    private func connect() {
+        self.state = .connecting
+        let pool = self.route.directPool
+        let eventLoop = self.eventLoop
+        pool.connect(on: eventLoop).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let connection):
+                guard case .connecting = self.state else {
+                    // The client left meanwhile: keep the connection for the next request.
+                    pool.release(connection, on: eventLoop)
+                    return
+                }
+                self.send(on: connection, reused: false)
+            case .failure(let error):
+                guard case .connecting = self.state else { return }
+                self.fail(.unreachable(UpstreamRoute.label(error)))
+            }
+        }
+    }
+
+    private func send(on connection: DirectUpstreamConnection, reused: Bool) {
+        self.connection = connection
+        self.reused = reused
+        self.state = .waitingForHead
+        self.sent = .now
+        connection.send(self.head, to: self, timeout: self.route.timeout)
+    }
+
+    func upstreamHead(_ response: HTTPResponse) {
+        guard case .waitingForHead = self.state else { return }
+        let waited = self.sent.duration(to: .now)
+        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
+        self.timing?.record(waited)
+        var fields = HopByHopHeaders.responseFields(response.headerFields)
+        fields.append(contentsOf: self.request.limitHeaders)
+        self.responder.finishDirectFields(&fields, self.request)
+        self.state = .streaming(status: Int(response.status.code))
+        self.sink.writeHead(HTTPResponse(status: response.status, headerFields: fields), for: self.request)
+    }
+
+    func upstreamBody(_ buffer: ByteBuffer) {
+        guard case .streaming = self.state else { return }
+        self.sink.writeBody(buffer)
+    }
+
+    func upstreamReadComplete() {
+        guard case .streaming = self.state else { return }
+        self.sink.flush()
+        if !self.sink.isWritable, !self.paused {
+            self.paused = true
+            self.connection?.setReading(false)
+        }
+    }
+
+    func upstreamEnd() {
+        guard case .streaming(let status) = self.state else { return }
+        self.sink.writeEnd(for: self.request)
+        if let connection = self.connection {
+            self.connection = nil
+            if self.paused { connection.setReading(true) }
+            self.route.directPool.release(connection, on: self.eventLoop)
+        }
+        self.finish(status: status)
+    }
+
+    func upstreamFailed(timedOut: Bool) {
+        switch self.state {
+        case .waitingForHead:
+            self.connection = nil
+            if timedOut {
+                self.fail(.timeout)
+            } else if self.reused, !self.retried {
+                // A pooled connection the upstream had closed: once more, on a new one.
+                self.retried = true
+                self.connect()
+            } else {
+                self.fail(.unreachable("closed_before_answer"))
+            }
+        case .streaming(let status):
+            // Closed in the middle of the body: the client's connection closes too, the answer truncated.
+            self.connection = nil
+            self.sink.closeConnection()
+            self.finish(status: status)
+        case .connecting, .done:
+            break
+        }
+    }
+
+    /// The client's connection closed.
+    func clientGone() {
+        switch self.state {
+        case .done:
+            return
+        case .streaming(let status):
+            self.connection?.close()
+            self.finish(status: status)
+        case .connecting, .waitingForHead:
+            self.connection?.close()
+            self.request.record.errorReason = "cancelled"
+            self.finish(status: 503)
+        }
+    }
+
+    func clientWritable() {
+        guard self.paused else { return }
+        self.paused = false
+        self.connection?.setReading(true)
+    }
+
+    private func fail(_ failure: UpstreamRoute.Failure) {
+        let error = self.route.answer(failure, requestID: self.request.requestID)
+        self.responder.writeDirectError(error, for: &self.request, to: self.sink)
+        self.finish(status: Int(error.status.code))
+    }
+
+    private func finish(status: Int) {
+        self.state = .done
+        self.connection = nil
+        self.responder.directFinished(self.request, status: status, upstream: self.timing)
+        self.sink.exchangeFinished(self)
+    }
+}

@@ -1,0 +1,353 @@
+import HTTPTypes
+import NIOCore
+
+/// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
+/// it, first in the pipeline, so the common request — a plain, body-less, proxied GET whose caller is known at
+/// once — costs no HTTP codec, no type conversion and no trip through the other handlers (about a third of the
+/// gateway's own CPU per request, measured in BENCHMARKS.md).
+///
+/// A connection starts here. ``RawRequestHead`` reads each request head; ``GatewayResponder/directStart(_:channel:)``
+/// applies the same rules as everywhere (route, authentication, rate limit), and a ``DirectExchange`` forwards it.
+/// The first request this path does not take — one that `RawRequestHead` leaves to the general parser (a body,
+/// HTTP/1.0, anything unusual), or one `directStart` hands on (a built-in route, a certificate refetch, a Redis
+/// limit) — hands the connection over for good: its bytes, from that request on, go to the handlers behind this
+/// one, which then see the connection become active (they were not told before, so their timers start then)
+/// and read it as they always have. Nothing of a request is counted or answered before that choice.
+///
+/// While the connection is here, this handler keeps the server's rules those handlers would have kept: a head
+/// must be complete within the header timeout of its first byte (or of the connection opening), an idle
+/// connection closes after the idle timeout, answers leave in request order (one exchange at a time, later bytes
+/// wait), `Connection: close` and a graceful shutdown close the connection after the answer under way, and a
+/// client that half-closes gets its answers before the connection closes.
+final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, DirectAnswerSink {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    struct Limits {
+        var maxHeadBytes: Int
+        var maxFields: Int
+        var headerTimeout: TimeAmount
+        var idleTimeout: TimeAmount
+    }
+
+    private let responder: GatewayResponder
+    private let limits: Limits
+    private var context: ChannelHandlerContext?
+    /// The connection has been handed over: everything passes through.
+    private var handedOver = false
+    /// `channelActive` was kept from the handlers behind this one until the handover.
+    private var activeWithheld = false
+    /// Bytes read and not yet taken (the start of the next request, or pipelined requests waiting for an exchange).
+    private var pending: ByteBuffer?
+    private var exchange: DirectExchange?
+    private var processing = false
+    private var inputClosed = false
+    private var quiescing = false
+    /// An answer asked for the connection to close: nothing more is read or answered.
+    private var closing = false
+    private var readHeld = false
+    /// How the answer under way is framed.
+    private var answerChunked = false
+    private var answerWithoutBody = false
+    /// When the connection closes unless something happens first: the head under way is due (header timeout), or
+    /// the connection has been idle long enough; nil while an exchange runs.
+    private var deadline: NIODeadline?
+    /// Checks the deadline; scheduled lazily and left running when the deadline moves (as in ``ConnectionGuard``).
+    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+
+    /// Bytes that may wait while an exchange runs before reading stops.
+    static let maxPending = 64 * 1024
+
+    init(responder: GatewayResponder, limits: Limits) {
+        self.responder = responder
+        self.limits = limits
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.stopTimer()
+        self.exchange?.clientGone()
+        self.exchange = nil
+        self.context = nil
+    }
+
+    // MARK: Inbound
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard !self.handedOver else {
+            context.fireChannelActive()
+            return
+        }
+        self.activeWithheld = true
+        self.setDeadline(.now() + self.limits.headerTimeout)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.handedOver else {
+            context.fireChannelRead(data)
+            return
+        }
+        guard !self.closing else { return }
+        var incoming = self.unwrapInboundIn(data)
+        if var pending = self.pending, pending.readableBytes > 0 {
+            self.pending = nil
+            pending.writeBuffer(&incoming)
+            self.pending = pending
+        } else {
+            self.pending = incoming
+            // The first byte of a request: its head is due within the header timeout.
+            if self.exchange == nil { self.setDeadline(.now() + self.limits.headerTimeout) }
+        }
+        if self.exchange == nil { self.process(context) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if self.handedOver { context.fireChannelReadComplete() }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard !self.handedOver else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        switch event {
+        case let event as ChannelEvent where event == .inputClosed:
+            self.inputClosed = true
+            if self.exchange == nil { self.process(context) }
+        case is ChannelShouldQuiesceEvent:
+            // As HummingbirdCore's connection handler: close now if idle, else after the answer under way.
+            self.quiescing = true
+            if self.exchange == nil { context.close(promise: nil) }
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !self.handedOver, context.channel.isWritable { self.exchange?.clientWritable() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.stopTimer()
+        self.exchange?.clientGone()
+        self.exchange = nil
+        self.pending = nil
+        context.fireChannelInactive()
+    }
+
+    // MARK: Outbound
+
+    /// Reading goes on during an exchange unless a client pipelining ahead has sent too much.
+    func read(context: ChannelHandlerContext) {
+        if !self.handedOver, (self.pending?.readableBytes ?? 0) >= Self.maxPending {
+            self.readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    // MARK: Requests
+
+    /// Takes the requests waiting, in order, until an exchange starts, more bytes are needed, or the connection is
+    /// handed over or closes.
+    private func process(_ context: ChannelHandlerContext) {
+        guard !self.processing else { return }
+        self.processing = true
+        defer { self.processing = false }
+        while !self.handedOver, !self.closing, self.exchange == nil {
+            guard var bytes = self.pending, bytes.readableBytes > 0 else {
+                self.pending = nil
+                if self.inputClosed {
+                    // The client has sent all it will, and everything is answered.
+                    self.closing = true
+                    context.close(promise: nil)
+                }
+                break
+            }
+            let outcome = bytes.withUnsafeReadableBytes {
+                RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields)
+            }
+            guard case .complete(let head, let length) = outcome else {
+                if case .incomplete = outcome, !self.inputClosed { break }
+                self.handOver(context)
+                return
+            }
+            let start = self.responder.directStart(head, channel: context.channel)
+            if case .handOn = start {
+                self.handOver(context)
+                return
+            }
+            bytes.moveReaderIndex(forwardBy: length)
+            self.pending = bytes.readableBytes > 0 ? bytes : nil
+            // The next request's head is due from now if its bytes are here already; else the connection idles.
+            self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+            self.responder.metrics.requestStarted()
+            switch start {
+            case .handOn:
+                break
+            case .refuse(var request, let error):
+                self.responder.writeDirectError(error, for: &request, to: self)
+                self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
+            case .forward(let request, let route, let upstreamHead):
+                self.setDeadline(nil)
+                let exchange = DirectExchange(
+                    sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route, head: upstreamHead
+                )
+                self.exchange = exchange
+                exchange.begin()
+            }
+        }
+        if self.readHeld, (self.pending?.readableBytes ?? 0) < Self.maxPending {
+            self.readHeld = false
+            context.read()
+        }
+    }
+
+    /// From here on the handlers behind this one read the connection, starting with the bytes not yet taken.
+    private func handOver(_ context: ChannelHandlerContext) {
+        self.handedOver = true
+        self.stopTimer()
+        if self.activeWithheld, context.channel.isActive { context.fireChannelActive() }
+        if let pending = self.pending {
+            self.pending = nil
+            context.fireChannelRead(self.wrapInboundOut(pending))
+        }
+        context.fireChannelReadComplete()
+        if self.inputClosed { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+        if self.quiescing { context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
+        if self.readHeld {
+            self.readHeld = false
+            context.read()
+        }
+    }
+
+    // MARK: DirectAnswerSink: the answer, framed as HTTP/1.1, goes straight to the socket.
+
+    var isWritable: Bool { self.context?.channel.isWritable ?? false }
+
+    func writeHead(_ response: HTTPResponse, for request: DirectRequest) {
+        guard let context else { return }
+        let code = response.status.code
+        let mayHaveBody = code >= 200 && code != 204 && code != 304
+        var head = context.channel.allocator.buffer(capacity: 512)
+        head.writeStaticString("HTTP/1.1 ")
+        head.writeString(String(code))
+        head.writeStaticString(" ")
+        head.writeString(response.status.reasonPhrase)
+        head.writeStaticString("\r\n")
+        var hasLength = false
+        for field in response.headerFields {
+            // The framing fields are this writer's: as SwiftNIO's encoder, none on an answer that has no body, and
+            // `Content-Length` if given, else chunked.
+            if field.name == .transferEncoding { continue }
+            if field.name == .contentLength {
+                guard mayHaveBody else { continue }
+                hasLength = true
+            }
+            head.writeString(field.name.rawName)
+            head.writeStaticString(": ")
+            head.writeString(field.value)
+            head.writeStaticString("\r\n")
+        }
+        let chunked = mayHaveBody && !hasLength
+        if chunked { head.writeStaticString("transfer-encoding: chunked\r\n") }
+        head.writeStaticString("\r\n")
+        // An answer to HEAD carries the head a GET would have, and nothing after it.
+        self.answerWithoutBody = request.method == .head || !mayHaveBody
+        self.answerChunked = chunked && !self.answerWithoutBody
+        context.write(self.wrapOutboundOut(.byteBuffer(head)), promise: nil)
+    }
+
+    func writeBody(_ buffer: ByteBuffer) {
+        guard let context, !self.answerWithoutBody, buffer.readableBytes > 0 else { return }
+        guard self.answerChunked else {
+            context.write(self.wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+            return
+        }
+        var chunk = context.channel.allocator.buffer(capacity: buffer.readableBytes + 24)
+        chunk.writeString(String(buffer.readableBytes, radix: 16))
+        chunk.writeStaticString("\r\n")
+        if buffer.readableBytes <= 4096 {
+            chunk.writeImmutableBuffer(buffer)
+            chunk.writeStaticString("\r\n")
+            context.write(self.wrapOutboundOut(.byteBuffer(chunk)), promise: nil)
+        } else {
+            context.write(self.wrapOutboundOut(.byteBuffer(chunk)), promise: nil)
+            context.write(self.wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+            context.write(self.wrapOutboundOut(.byteBuffer(ByteBuffer(staticString: "\r\n"))), promise: nil)
+        }
+    }
+
+    func flush() {
+        self.context?.flush()
+    }
+
+    func writeEnd(for request: DirectRequest) {
+        guard let context else { return }
+        if self.answerChunked {
+            context.write(self.wrapOutboundOut(.byteBuffer(ByteBuffer(staticString: "0\r\n\r\n"))), promise: nil)
+        }
+        self.answerChunked = false
+        self.answerWithoutBody = false
+        guard request.closesConnection || self.quiescing else {
+            context.flush()
+            return
+        }
+        // Nothing more is read or answered; the connection closes once the answer is out.
+        self.closing = true
+        self.pending = nil
+        self.setDeadline(nil)
+        let channel = context.channel
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(self.wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: written)
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func closeConnection() {
+        self.closing = true
+        self.context?.close(promise: nil)
+    }
+
+    func exchangeFinished(_ exchange: DirectExchange) {
+        guard self.exchange === exchange else { return }
+        self.exchange = nil
+        guard let context, !self.closing else { return }
+        self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+        self.process(context)
+    }
+
+    // MARK: Deadline
+
+    private func setDeadline(_ deadline: NIODeadline?) {
+        self.deadline = deadline
+        guard let deadline, let context else { return }
+        if let timer = self.timer {
+            // A timer that fires by then will see this deadline; one set later is replaced.
+            guard timer.at > deadline else { return }
+            timer.task.cancel()
+        }
+        let task = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
+            self.timer = nil
+            guard let deadline = self.deadline, !self.handedOver else { return }
+            if deadline > .now() {
+                self.setDeadline(deadline)
+            } else {
+                self.closing = true
+                self.context?.close(promise: nil)
+            }
+        }
+        self.timer = (task, deadline)
+    }
+
+    private func stopTimer() {
+        self.deadline = nil
+        self.timer?.task.cancel()
+        self.timer = nil
+    }
+}

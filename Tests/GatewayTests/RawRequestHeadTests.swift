@@ -1,0 +1,153 @@
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import Testing
+
+@testable import Gateway
+
+/// The raw path's request reader against SwiftNIO's parser and HTTP type conversion, which read every request the
+/// raw path does not: for the heads it takes it must build exactly what they build, and it must leave every
+/// unusual head to them.
+@Suite("Raw request head")
+struct RawRequestHeadTests {
+    static let taken: [String] = [
+        "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /api/hello?x=1&y=%20z HTTP/1.1\r\nHost: gateway.example:8080\r\nAuthorization: Bearer abc.def-_ghi\r\nUser-Agent: wrk\r\n\r\n",
+        "HEAD /open/echo HTTP/1.1\r\nhost: h\r\nAccept: */*\r\n\r\n",
+        "DELETE /hook?q=1 HTTP/1.1\r\nHost: h\r\nX-Trace:   spaced value \t \r\nX-Empty:\r\nx-empty2: \r\n\r\n",
+        "POST /open/echo HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+        "OPTIONS /x HTTP/1.1\r\nHOST: h\r\nCookie: a=1; b=2\r\nCookie: c=3\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n",
+        "PATCH /a/%2e%2e/b;p=1:@!$&'()*+,= HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        "GET /x HTTP/1.1\r\nX-First: 1\r\nHost: late\r\nX-Tab:\tv\r\n\r\n",
+        "PURGE /x HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET /x HTTP/1.1\r\nHost: \r\n\r\n",
+    ]
+
+    /// What SwiftNIO's decoder and `HTTP1ToHTTPServerCodec(secure: false)` make of `text`.
+    static func nioHead(_ text: String) throws -> HTTPRequest {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder()))
+        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+        try channel.writeInbound(ByteBuffer(string: text))
+        guard case .head(let head) = try #require(try channel.readInbound(as: HTTPRequestPart.self)) else {
+            Issue.record("no head")
+            throw ChannelError.inputClosed
+        }
+        _ = try? channel.finish()
+        return head
+    }
+
+    static func parse(_ text: String, maxBytes: Int = 32 * 1024, maxFields: Int = 100) -> RawRequestHead.Outcome {
+        Array(text.utf8).withUnsafeBytes { RawRequestHead.parse($0, maxBytes: maxBytes, maxFields: maxFields) }
+    }
+
+    @Test("a head it takes is read exactly as SwiftNIO reads it", arguments: Self.taken)
+    func agreesWithNIO(_ text: String) throws {
+        guard case .complete(let raw, let length) = Self.parse(text) else {
+            Issue.record("not taken: \(text.debugDescription)")
+            return
+        }
+        #expect(length == text.utf8.count)
+        let nio = try Self.nioHead(text)
+        #expect(raw.method == nio.method)
+        #expect(raw.scheme == nio.scheme)
+        #expect(raw.authority == nio.authority)
+        #expect(raw.path == nio.path)
+        #expect(raw.headerFields == nio.headerFields)
+        #expect(raw.headerFields.map(\.name.rawName) == nio.headerFields.map(\.name.rawName))
+    }
+
+    @Test("every proper prefix of a head is incomplete, not a guess", arguments: Self.taken)
+    func prefixes(_ text: String) {
+        let bytes = Array(text.utf8)
+        for end in 0..<bytes.count {
+            let outcome = bytes[0..<end].withUnsafeBytes { RawRequestHead.parse($0, maxBytes: 32 * 1024, maxFields: 100) }
+            guard case .incomplete = outcome else {
+                Issue.record("prefix of \(end) bytes: \(outcome) for \(text.debugDescription)")
+                return
+            }
+        }
+    }
+
+    @Test("pipelined heads: the first one's length, the rest left")
+    func pipelined() {
+        let first = "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
+        guard case .complete(let head, let length) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
+            Issue.record("not taken")
+            return
+        }
+        #expect(head.path == "/1")
+        #expect(length == first.utf8.count)
+    }
+
+    static let leftToNIO: [String] = [
+        "GET / HTTP/1.0\r\nHost: a\r\n\r\n",
+        "GET / HTTP/2.0\r\nHost: a\r\n\r\n",
+        "get / HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET http://a/ HTTP/1.1\r\nHost: a\r\n\r\n",
+        "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+        "CONNECT a:443 HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /a b HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /a#frag HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /a\"b HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /caf\u{e9} HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET  / HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET / HTTP/1.1\nHost: a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\n\n",
+        "GET / HTTP/1.1\r\nHost: a\rX\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost : a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\n: empty\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX(A): 1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX-A: caf\u{e9}\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX-A: a\u{7f}b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX-A: a\u{0}b\r\n\r\n",
+        "GET / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello",
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 00\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\ntransfer-encoding: identity\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
+        "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        "\u{16}\u{3}\u{1}\u{0}",
+    ]
+
+    @Test("anything unusual is left to SwiftNIO's parser", arguments: Self.leftToNIO)
+    func unsupported(_ text: String) {
+        guard case .unsupported = Self.parse(text) else {
+            Issue.record("taken or waiting: \(Self.parse(text)) for \(text.debugDescription)")
+            return
+        }
+    }
+
+    @Test("heads over the field count or the byte limit are left to SwiftNIO's parser (it answers 431)")
+    func limits() {
+        let fields = (1...5).map { "X-\($0): v\r\n" }.joined()
+        let text = "GET / HTTP/1.1\r\nHost: a\r\n" + fields + "\r\n"
+        guard case .complete = Self.parse(text, maxFields: 6) else {
+            Issue.record("six fields not taken")
+            return
+        }
+        guard case .unsupported = Self.parse(text, maxFields: 5) else {
+            Issue.record("six fields taken with a limit of five")
+            return
+        }
+        guard case .unsupported = Self.parse(text, maxBytes: text.utf8.count - 1) else {
+            Issue.record("taken over the byte limit")
+            return
+        }
+        // Over the byte limit without an end yet: no use waiting.
+        let long = "GET /" + String(repeating: "a", count: 200)
+        guard case .unsupported = Self.parse(long, maxBytes: 100) else {
+            Issue.record("waited past the byte limit")
+            return
+        }
+    }
+}
