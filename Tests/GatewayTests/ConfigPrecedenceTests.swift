@@ -13,7 +13,7 @@ struct ConfigPrecedenceTests {
           api: {capacity: 100, period_seconds: 60}
         trusted_proxies: [10.0.0.0/8]
         redis: {url: 'redis://cache:6379', pool_size: 8}
-        server: {max_body_bytes: 1000, max_connections: 10, shutdown_grace_seconds: 5, direct_path: false}
+        server: {max_body_bytes: 1000, max_connections: 10, shutdown_grace_seconds: 5, direct_path: false, raw_path: false}
         access_log: false
         """
 
@@ -28,7 +28,7 @@ struct ConfigPrecedenceTests {
         let configuration = try GatewayConfiguration(yaml: Self.file, environment: [
             "PORT": "9100", "FIREBASE_PROJECT_ID": "env-project", "RATE_LIMIT_API": "5/1 shadow", "TRUSTED_PROXIES": "192.168.0.0/16",
             "MAX_BODY_BYTES": "2000", "MAX_CONNECTIONS": "20", "SHUTDOWN_GRACE_SECONDS": "0.5", "ACCESS_LOG": "true",
-            "DIRECT_PATH": "true",
+            "DIRECT_PATH": "true", "RAW_PATH": "true",
             "REDIS_URL": "",  // empty counts as unset
         ])
         #expect(configuration.port == 9100)
@@ -45,6 +45,8 @@ struct ConfigPrecedenceTests {
         #expect(configuration.accessLog == true)
         #expect(fileOnly.server.directPath == false)
         #expect(configuration.server.directPath == true)
+        #expect(fileOnly.server.rawPath == false)
+        #expect(configuration.server.rawPath == true)
     }
 
     @Test("the environment can fill in what the file leaves out, and the rules run on the result")
