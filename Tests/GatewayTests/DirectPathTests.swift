@@ -206,7 +206,7 @@ struct DirectPathTests {
 
     @Test("raw path: a head that arrives in pieces is answered; one that never completes is cut off at the header timeout")
     func splitAndSlowHeads() async throws {
-        try await ProxyFixture.run(configure: { $0.server.headerTimeoutSeconds = 0.3 }) { gateway, upstream in
+        try await ProxyFixture.run(configure: { $0.server.headerTimeoutSeconds = 1.5 }) { gateway, upstream in
             let fd = try RawSocketClient.connected(port: gateway.port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
             defer { close(fd) }
             for piece in ["GET /open/echo/split HT", "TP/1.1\r\nHo", "st: t\r\n", "\r\n"] {

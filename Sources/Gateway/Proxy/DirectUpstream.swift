@@ -1,6 +1,5 @@
 import HTTPTypes
 import NIOCore
-import NIOHTTPTypes
 import NIOPosix
 import NIOSSL
 
@@ -17,17 +16,18 @@ protocol DirectUpstreamReceiver: AnyObject {
 }
 
 /// A keep-alive HTTP/1.1 connection to an upstream, driven by callbacks on its event loop (no task, no async
-/// stream): the upstream side of the direct path (``DirectPathHandler``). One exchange at a time; the handler is
-/// the connection, and like every channel handler it is only touched on its channel's event loop (hence the
+/// stream): the upstream side of the direct path (``DirectPathHandler``, ``RawPathHandler``). It writes the request
+/// head as bytes itself and reads the answer with ``UpstreamResponseParser`` (no HTTP codec, no type conversion):
+/// strict framing, and any doubt about it closes the connection. One exchange at a time; the handler is the
+/// connection, and like every channel handler it is only touched on its channel's event loop (hence the
 /// unchecked `Sendable`: it is passed between futures of that loop, never to another thread).
 final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias InboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPRequestPart
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private var context: ChannelHandlerContext?
     private var receiver: (any DirectUpstreamReceiver)?
-    /// The final head of the current exchange has arrived.
-    private var headReceived = false
+    private var parser = UpstreamResponseParser()
     /// Cleared when the connection must not carry another exchange (`Connection: close`, a failure).
     private(set) var isReusable = true
     /// When the connection closes: the response head is due (an exchange), or it has been idle long enough (in
@@ -57,11 +57,47 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
             return
         }
         self.receiver = receiver
-        self.headReceived = false
         self.timedOut = false
+        self.parser.expectResponse(toHEAD: head.method == .head)
         self.setDeadline(.now() + timeout)
-        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+        var bytes = context.channel.allocator.buffer(capacity: 512)
+        Self.write(head, into: &bytes)
+        context.writeAndFlush(self.wrapOutboundOut(bytes), promise: nil)
+    }
+
+    /// An HTTP/1.1 request head without a body, as SwiftNIO's encoder writes the same `HTTPRequest`: `Host` from the
+    /// authority first, the fields in order, several `Cookie` fields as one line; a method whose requests carry a
+    /// body (POST, PUT, PATCH) says so with `Content-Length: 0`.
+    static func write(_ head: HTTPRequest, into bytes: inout ByteBuffer) {
+        bytes.writeString(head.method.rawValue)
+        bytes.writeStaticString(" ")
+        bytes.writeString(head.path ?? "/")
+        bytes.writeStaticString(" HTTP/1.1\r\n")
+        if let authority = head.authority {
+            bytes.writeStaticString("Host: ")
+            bytes.writeString(authority)
+            bytes.writeStaticString("\r\n")
+        }
+        var cookieWritten = false
+        var hasLength = false
+        for field in head.headerFields {
+            var value = field.value
+            if field.name == .cookie {
+                guard !cookieWritten else { continue }
+                cookieWritten = true
+                value = head.headerFields[.cookie] ?? value
+            } else if field.name == .contentLength {
+                hasLength = true
+            }
+            bytes.writeString(field.name.rawName)
+            bytes.writeStaticString(": ")
+            bytes.writeString(value)
+            bytes.writeStaticString("\r\n")
+        }
+        if !hasLength, head.method == .post || head.method == .put || head.method == .patch {
+            bytes.writeStaticString("content-length: 0\r\n")
+        }
+        bytes.writeStaticString("\r\n")
     }
 
     /// Waits in a pool: closed once idle for `timeout`, unless taken (and given a new deadline) before.
@@ -105,23 +141,34 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let receiver = self.receiver else {
-            // Bytes nobody asked for: the connection's framing cannot be trusted any more.
+        var bytes = self.unwrapInboundIn(data)
+        var ended = false
+        do {
+            // The end is delivered once the parser is done (it stops there), when its `keepAlive` can be read.
+            try self.parser.feed(&bytes) { event in
+                if case .end = event { ended = true } else { self.deliver(event) }
+            }
+        } catch {
+            // Bytes nobody asked for, or an answer whose framing cannot be trusted: neither it nor the connection
+            // can be used.
             self.close()
             return
         }
-        switch self.unwrapInboundIn(data) {
+        if ended { self.deliver(.end) }
+        // Bytes after the end of an answer, before the next request: the framing cannot be trusted any more.
+        if bytes.readableBytes > 0 { self.close() }
+    }
+
+    private func deliver(_ event: UpstreamResponseParser.Event) {
+        guard let receiver = self.receiver else { return }
+        switch event {
         case .head(let head):
-            guard head.status.kind != .informational else { return }
-            if HopByHopHeaders.listsClose(head.headerFields[.connection]) { self.isReusable = false }
-            self.headReceived = true
             self.deadline = nil
             receiver.upstreamHead(head)
         case .body(let buffer):
-            if self.headReceived { receiver.upstreamBody(buffer) }
+            receiver.upstreamBody(buffer)
         case .end:
-            // The end of an interim answer is not the end of the exchange.
-            guard self.headReceived else { return }
+            if !self.parser.keepAlive { self.isReusable = false }
             self.receiver = nil
             receiver.upstreamEnd()
         }
@@ -137,6 +184,12 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         self.deadline = nil
         self.timer?.task.cancel()
         self.timer = nil
+        // An answer whose body runs until the close ends here.
+        var ended = false
+        try? self.parser.feedEOF { event in
+            if case .end = event { ended = true } else { self.deliver(event) }
+        }
+        if ended { self.deliver(.end) }
         let receiver = self.receiver
         self.receiver = nil
         receiver?.upstreamFailed(timedOut: self.timedOut)
@@ -206,7 +259,7 @@ final class DirectUpstreamPool: Sendable {
         return UpstreamConnection.bootstrap(on: eventLoop, timeout: self.connectTimeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try UpstreamConnection.addHTTPHandlers(to: channel, upstream: upstream, tls: tls)
+                    try UpstreamConnection.addTLSHandler(to: channel, upstream: upstream, tls: tls)
                     try channel.pipeline.syncOperations.addHandler(DirectUpstreamConnection())
                 }
             }

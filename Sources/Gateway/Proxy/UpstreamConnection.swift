@@ -12,12 +12,17 @@ extension UpstreamConnection {
         ClientBootstrap(group: eventLoop).connectTimeout(timeout).channelOption(.socketOption(.tcp_nodelay), value: 1)
     }
 
-    /// TLS for an https upstream (its certificate verified against the system roots), then HTTP/1.1 in HTTP types.
-    static func addHTTPHandlers(to channel: any Channel, upstream: UpstreamURL, tls: NIOSSLContext?) throws {
+    /// TLS for an https upstream, its certificate verified against the system roots.
+    static func addTLSHandler(to channel: any Channel, upstream: UpstreamURL, tls: NIOSSLContext?) throws {
         if let tls {
             let serverHostname = upstream.host.contains(":") ? nil : upstream.host
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
         }
+    }
+
+    /// TLS for an https upstream, then HTTP/1.1 in HTTP types.
+    static func addHTTPHandlers(to channel: any Channel, upstream: UpstreamURL, tls: NIOSSLContext?) throws {
+        try Self.addTLSHandler(to: channel, upstream: upstream, tls: tls)
         // No outbound header validation: HTTPFields are valid by construction.
         try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())

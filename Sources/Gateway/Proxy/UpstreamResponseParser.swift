@@ -1,0 +1,890 @@
+import HTTPTypes
+import NIOCore
+
+/// Errors thrown by `UpstreamResponseParser`. After any of them the parser is unusable and the
+/// connection must be closed.
+enum UpstreamResponseError: Error, Equatable {
+    /// Bytes arrived while no response was expected.
+    case unexpectedBytes
+    /// The upstream closed the connection in the middle of a message.
+    case truncated
+    /// A head (or a chunked trailer section) exceeded `maxHeadBytes`.
+    case headTooLarge
+    /// The bytes are not a valid HTTP/1.x response; the string says what was wrong.
+    case invalid(String)
+}
+
+/// An incremental, strict HTTP/1.x response parser for a keep-alive upstream connection
+/// (RFC 9112). Heads are parsed in place when they arrive in one buffer and copied into an
+/// internal buffer only when split across reads; body bytes are emitted as zero-copy slices.
+struct UpstreamResponseParser {
+    enum Event {
+        case head(HTTPResponse)
+        case body(ByteBuffer)
+        case end
+    }
+
+    // MARK: - State
+
+    private enum ChunkState {
+        /// Expecting the first hex digit of a chunk-size line.
+        case sizeStart
+        /// Reading hex digits.
+        case size
+        /// Whitespace after the size; only `;` may follow.
+        case sizeBWS
+        /// Inside chunk extensions, up to CR.
+        case ext
+        /// CR of the chunk-size line seen; LF must follow.
+        case sizeLF
+        /// Chunk data; this many bytes are still to come.
+        case data(Int)
+        /// Chunk data complete; CR must follow.
+        case dataCR
+        /// CR after chunk data seen; LF must follow.
+        case dataLF
+        /// At the start of a trailer line (or the final empty line).
+        case trailerLineStart
+        /// Inside a trailer field name.
+        case trailerName
+        /// Inside a trailer field value, up to CR.
+        case trailerValue
+        /// CR of a trailer field line seen; LF must follow.
+        case trailerLF
+        /// CR of the final empty line seen; LF must follow.
+        case lastLF
+    }
+
+    private enum State {
+        /// No response expected.
+        case idle
+        /// Waiting for (the rest of) a status line and header section.
+        case head
+        /// Content-Length body; this many bytes are still to come.
+        case fixedBody(Int)
+        /// Body delimited by the upstream closing the connection.
+        case closeBody
+        /// Chunked body.
+        case chunked(ChunkState)
+        /// A previous call threw; the parser is unusable.
+        case failed(UpstreamResponseError)
+    }
+
+    private enum Framing {
+        case none
+        case fixed(Int)
+        case chunked
+        case close
+    }
+
+    private struct ParsedHead {
+        /// nil for an interim (1xx) response, which is discarded.
+        var response: HTTPResponse?
+        var framing: Framing
+        var keepAlive: Bool
+    }
+
+    private enum HeadScan {
+        case found(Int)
+        case needMore
+        case bareLF
+        case bareCR
+    }
+
+    private enum ChunkOutcome {
+        case needMore
+        case data
+        case end
+        case error(UpstreamResponseError)
+    }
+
+    private let maxHeadBytes: Int
+    private let maxHeaderCount: Int
+
+    private var state: State = .idle
+    private var currentIsHEAD = false
+    /// Expectations registered while another response was still in progress (pipelining),
+    /// oldest in bit 0.
+    private var pendingCount = 0
+    private var pendingHEADBits: UInt64 = 0
+    private static var maxPending: Int { 64 }
+
+    /// After `.end`: whether the connection may carry another exchange.
+    private(set) var keepAlive = true
+
+    // Head scanning across reads.
+    private var headBuffer = ByteBuffer()
+    private var scanLineLength = 0
+    private var scanPrevCR = false
+    private var scanLineCount = 0
+
+    // Chunked framing across reads.
+    private var chunkLineBytes = 0
+    private var chunkDigits = 0
+    private var chunkSize = 0
+    private var trailerBytes = 0
+
+    init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
+        self.maxHeadBytes = max(0, maxHeadBytes)
+        self.maxHeaderCount = max(0, maxHeaderCount)
+    }
+
+    // MARK: - API
+
+    /// Before each request is sent: how the answer to it is framed (an answer to HEAD has no body).
+    mutating func expectResponse(toHEAD: Bool) {
+        switch self.state {
+        case .failed:
+            return
+        case .idle:
+            self.startHead(toHEAD: toHEAD)
+        case .head, .fixedBody, .closeBody, .chunked:
+            // Pipelined request: queue the expectation behind the response in progress.
+            guard self.pendingCount < Self.maxPending else {
+                _ = self.fail(.invalid("too many outstanding requests"))
+                return
+            }
+            if toHEAD {
+                self.pendingHEADBits |= (1 as UInt64) << UInt64(self.pendingCount)
+            }
+            self.pendingCount += 1
+        }
+    }
+
+    /// Consumes bytes from `buffer` (moves its reader index) and calls `emit` for each event, in
+    /// order. Stops right after emitting `.end`, leaving any further bytes unread in `buffer`.
+    /// Bytes fed when no response is expected throw `.unexpectedBytes`.
+    mutating func feed(_ buffer: inout ByteBuffer, _ emit: (Event) -> Void) throws(UpstreamResponseError) {
+        while true {
+            switch self.state {
+            case .failed(let error):
+                throw error
+
+            case .idle:
+                if buffer.readableBytes == 0 { return }
+                throw self.fail(.unexpectedBytes)
+
+            case .head:
+                if buffer.readableBytes == 0 { return }
+                guard let head = try self.consumeHead(&buffer) else { return }
+                guard let response = head.response else {
+                    // Interim response: discard and read the next head.
+                    self.resetHeadScan()
+                    continue
+                }
+                self.resetHeadScan()
+                self.keepAlive = head.keepAlive
+                emit(.head(response))
+                switch head.framing {
+                case .none:
+                    self.finishMessage(emit)
+                    return
+                case .fixed(let length):
+                    self.state = .fixedBody(length)
+                case .chunked:
+                    self.chunkLineBytes = 0
+                    self.chunkDigits = 0
+                    self.chunkSize = 0
+                    self.trailerBytes = 0
+                    self.state = .chunked(.sizeStart)
+                case .close:
+                    self.state = .closeBody
+                }
+
+            case .fixedBody(let remaining):
+                let count = min(remaining, buffer.readableBytes)
+                if count == 0 { return }
+                guard let slice = buffer.readSlice(length: count) else {
+                    throw self.fail(.invalid("internal: slice out of range"))
+                }
+                emit(.body(slice))
+                if count == remaining {
+                    self.finishMessage(emit)
+                    return
+                }
+                self.state = .fixedBody(remaining - count)
+                return
+
+            case .closeBody:
+                let count = buffer.readableBytes
+                if count == 0 { return }
+                guard let slice = buffer.readSlice(length: count) else {
+                    throw self.fail(.invalid("internal: slice out of range"))
+                }
+                emit(.body(slice))
+                return
+
+            case .chunked(let chunkState):
+                if case .data(let remaining) = chunkState {
+                    let count = min(remaining, buffer.readableBytes)
+                    if count == 0 { return }
+                    guard let slice = buffer.readSlice(length: count) else {
+                        throw self.fail(.invalid("internal: slice out of range"))
+                    }
+                    emit(.body(slice))
+                    self.state = .chunked(count == remaining ? .dataCR : .data(remaining - count))
+                    continue
+                }
+                if buffer.readableBytes == 0 { return }
+                let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw in
+                    self.runChunkFraming(raw.assumingMemoryBound(to: UInt8.self), from: chunkState)
+                }
+                buffer.moveReaderIndex(forwardBy: consumed)
+                switch outcome {
+                case .needMore:
+                    return
+                case .data:
+                    continue
+                case .end:
+                    self.finishMessage(emit)
+                    return
+                case .error(let error):
+                    throw self.fail(error)
+                }
+            }
+        }
+    }
+
+    /// The upstream closed its side. A body delimited by the close ends here (emits `.end`); in
+    /// the middle of any other message throws `.truncated`; when idle does nothing.
+    mutating func feedEOF(_ emit: (Event) -> Void) throws(UpstreamResponseError) {
+        switch self.state {
+        case .failed(let error):
+            throw error
+        case .idle:
+            return
+        case .closeBody:
+            let outstanding = self.pendingCount
+            self.pendingCount = 0
+            self.pendingHEADBits = 0
+            self.keepAlive = false
+            self.state = .idle
+            emit(.end)
+            if outstanding > 0 {
+                // Pipelined requests can no longer be answered.
+                throw self.fail(.truncated)
+            }
+        case .head, .fixedBody, .chunked:
+            throw self.fail(.truncated)
+        }
+    }
+
+    // MARK: - Transitions
+
+    private mutating func fail(_ error: UpstreamResponseError) -> UpstreamResponseError {
+        self.state = .failed(error)
+        self.keepAlive = false
+        self.headBuffer = ByteBuffer()
+        return error
+    }
+
+    private mutating func startHead(toHEAD: Bool) {
+        self.currentIsHEAD = toHEAD
+        self.resetHeadScan()
+        self.state = .head
+    }
+
+    private mutating func resetHeadScan() {
+        self.scanLineLength = 0
+        self.scanPrevCR = false
+        self.scanLineCount = 0
+        if self.headBuffer.capacity > 4096 {
+            self.headBuffer = ByteBuffer()
+        } else {
+            self.headBuffer.clear()
+        }
+    }
+
+    private mutating func finishMessage(_ emit: (Event) -> Void) {
+        if self.pendingCount > 0 {
+            let isHEAD = self.pendingHEADBits & 1 == 1
+            self.pendingHEADBits >>= 1
+            self.pendingCount -= 1
+            self.startHead(toHEAD: isHEAD)
+        } else {
+            self.state = .idle
+        }
+        emit(.end)
+    }
+
+    // MARK: - Head
+
+    /// Finds the end of the head in `buffer` (continuing a scan begun on earlier reads) and parses
+    /// it. Returns nil when more bytes are needed; all readable bytes have then been consumed.
+    private mutating func consumeHead(_ buffer: inout ByteBuffer) throws(UpstreamResponseError) -> ParsedHead? {
+        let buffered = self.headBuffer.readableBytes
+        let room = max(0, self.maxHeadBytes - buffered)
+        let available = buffer.readableBytes
+        let window = min(available, room)
+
+        var lineLength = self.scanLineLength
+        var prevCR = self.scanPrevCR
+        var lineCount = self.scanLineCount
+        let scan = buffer.withUnsafeReadableBytes { raw in
+            Self.scanHead(
+                UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[0..<window]),
+                lineLength: &lineLength,
+                prevCR: &prevCR,
+                lineCount: &lineCount
+            )
+        }
+        self.scanLineLength = lineLength
+        self.scanPrevCR = prevCR
+        self.scanLineCount = lineCount
+
+        switch scan {
+        case .bareLF:
+            throw self.fail(.invalid("bare LF in head"))
+        case .bareCR:
+            throw self.fail(.invalid("bare CR in head"))
+        case .needMore:
+            if available >= room {
+                throw self.fail(.headTooLarge)
+            }
+            guard var slice = buffer.readSlice(length: window) else {
+                throw self.fail(.invalid("internal: slice out of range"))
+            }
+            self.headBuffer.writeBuffer(&slice)
+            return nil
+        case .found(let end):
+            let isHEAD = self.currentIsHEAD
+            let maxFields = self.maxHeaderCount
+            let result: Result<ParsedHead, UpstreamResponseError>
+            if buffered == 0 {
+                // Usual case: the whole head is in this read; parse in place.
+                result = buffer.withUnsafeReadableBytes { raw in
+                    Self.parseHead(
+                        UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[0..<end]),
+                        isHEAD: isHEAD,
+                        maxHeaderCount: maxFields,
+                        lineCount: lineCount
+                    )
+                }
+                buffer.moveReaderIndex(forwardBy: end)
+            } else {
+                guard var slice = buffer.readSlice(length: end) else {
+                    throw self.fail(.invalid("internal: slice out of range"))
+                }
+                self.headBuffer.writeBuffer(&slice)
+                result = self.headBuffer.withUnsafeReadableBytes { raw in
+                    Self.parseHead(
+                        raw.assumingMemoryBound(to: UInt8.self),
+                        isHEAD: isHEAD,
+                        maxHeaderCount: maxFields,
+                        lineCount: lineCount
+                    )
+                }
+            }
+            switch result {
+            case .success(let head):
+                return head
+            case .failure(let error):
+                throw self.fail(error)
+            }
+        }
+    }
+
+    /// Looks for the empty line ending the head. Every LF must follow a CR and every CR must be
+    /// followed by LF. Returns the index just past the final LF.
+    private static func scanHead(
+        _ p: UnsafeBufferPointer<UInt8>,
+        lineLength: inout Int,
+        prevCR: inout Bool,
+        lineCount: inout Int
+    ) -> HeadScan {
+        var i = 0
+        let count = p.count
+        while i < count {
+            let byte = p[i]
+            i += 1
+            if byte == ASCII.lf {
+                guard prevCR else { return .bareLF }
+                if lineLength == 1 {
+                    lineCount += 1
+                    return .found(i)
+                }
+                lineCount += 1
+                lineLength = 0
+                prevCR = false
+            } else {
+                if prevCR { return .bareCR }
+                prevCR = byte == ASCII.cr
+                lineLength += 1
+            }
+        }
+        return .needMore
+    }
+
+    /// Parses a complete head: `p` runs from the first byte of the status line through the LF of
+    /// the empty line.
+    private static func parseHead(
+        _ p: UnsafeBufferPointer<UInt8>,
+        isHEAD: Bool,
+        maxHeaderCount: Int,
+        lineCount: Int
+    ) -> Result<ParsedHead, UpstreamResponseError> {
+        let count = p.count
+
+        // Status line.
+        guard let statusLF = findLF(p, from: 0), statusLF >= 1, p[statusLF - 1] == ASCII.cr else {
+            return .failure(.invalid("malformed status line"))
+        }
+        let statusEnd = statusLF - 1
+        guard statusEnd >= 12,
+            p[0] == UInt8(ascii: "H"), p[1] == UInt8(ascii: "T"), p[2] == UInt8(ascii: "T"),
+            p[3] == UInt8(ascii: "P"), p[4] == UInt8(ascii: "/"), p[5] == UInt8(ascii: "1"),
+            p[6] == UInt8(ascii: "."), p[7] == UInt8(ascii: "1") || p[7] == UInt8(ascii: "0"),
+            p[8] == ASCII.sp
+        else {
+            return .failure(.invalid("malformed status line"))
+        }
+        let isHTTP11 = p[7] == UInt8(ascii: "1")
+        let d0 = p[9] &- UInt8(ascii: "0")
+        let d1 = p[10] &- UInt8(ascii: "0")
+        let d2 = p[11] &- UInt8(ascii: "0")
+        guard d0 <= 9, d1 <= 9, d2 <= 9 else {
+            return .failure(.invalid("malformed status code"))
+        }
+        let code = Int(d0) * 100 + Int(d1) * 10 + Int(d2)
+        var reasonStart = 12
+        if statusEnd > 12 {
+            guard p[12] == ASCII.sp else {
+                return .failure(.invalid("malformed status line"))
+            }
+            reasonStart = 13
+        }
+        var reasonIsASCII = true
+        var r = reasonStart
+        while r < statusEnd {
+            let byte = p[r]
+            guard isFieldValueByte(byte) else {
+                return .failure(.invalid("invalid byte in reason phrase"))
+            }
+            if byte >= 0x80 { reasonIsASCII = false }
+            r += 1
+        }
+        guard code >= 100, code <= 599 else {
+            return .failure(.invalid("status code out of range"))
+        }
+        guard code != 101 else {
+            return .failure(.invalid("unexpected 101 Switching Protocols"))
+        }
+        let isInterim = code < 200
+
+        // Header section.
+        var fields = HTTPFields()
+        if !isInterim {
+            fields.reserveCapacity(min(max(lineCount - 2, 0), maxHeaderCount))
+        }
+        var fieldCount = 0
+        var connectionClose = false
+        var contentLengthPresent = false
+        var contentLengthInvalid = false
+        var contentLength = -1
+        var transferEncodingPresent = false
+        var transferCodings = 0
+        var transferEncodingNotChunked = false
+
+        var pos = statusLF + 1
+        while true {
+            guard let lf = findLF(p, from: pos), lf > pos, p[lf - 1] == ASCII.cr else {
+                return .failure(.invalid("malformed header line"))
+            }
+            let end = lf - 1
+            if end == pos {
+                // The empty line ends the head.
+                guard lf + 1 == count else {
+                    return .failure(.invalid("internal: head length mismatch"))
+                }
+                break
+            }
+            fieldCount += 1
+            guard fieldCount <= maxHeaderCount else {
+                return .failure(.invalid("too many header fields"))
+            }
+            let first = p[pos]
+            guard first != ASCII.sp, first != ASCII.htab else {
+                return .failure(.invalid("obsolete line folding"))
+            }
+            var nameEnd = pos
+            while nameEnd < end, isTokenByte(p[nameEnd]) {
+                nameEnd += 1
+            }
+            guard nameEnd > pos, nameEnd < end, p[nameEnd] == ASCII.colon else {
+                return .failure(.invalid("invalid header field name"))
+            }
+            var valueStart = nameEnd + 1
+            while valueStart < end, isOWS(p[valueStart]) {
+                valueStart += 1
+            }
+            var valueEnd = end
+            while valueEnd > valueStart, isOWS(p[valueEnd - 1]) {
+                valueEnd -= 1
+            }
+            var v = valueStart
+            while v < valueEnd {
+                guard isFieldValueByte(p[v]) else {
+                    return .failure(.invalid("invalid byte in header field value"))
+                }
+                v += 1
+            }
+
+            if !isInterim {
+                let nameLength = nameEnd - pos
+                if nameLength == 14, equalsLowercased(p, pos, "content-length") {
+                    contentLengthPresent = true
+                    forEachListElement(p, valueStart, valueEnd) { s, e in
+                        let length = e - s
+                        guard length > 0, length <= 18 else {
+                            contentLengthInvalid = true
+                            return
+                        }
+                        var value = 0
+                        var k = s
+                        while k < e {
+                            let digit = p[k] &- UInt8(ascii: "0")
+                            guard digit <= 9 else {
+                                contentLengthInvalid = true
+                                return
+                            }
+                            value = value * 10 + Int(digit)
+                            k += 1
+                        }
+                        if contentLength < 0 {
+                            contentLength = value
+                        } else if contentLength != value {
+                            contentLengthInvalid = true
+                        }
+                    }
+                } else if nameLength == 17, equalsLowercased(p, pos, "transfer-encoding") {
+                    transferEncodingPresent = true
+                    forEachListElement(p, valueStart, valueEnd) { s, e in
+                        transferCodings += 1
+                        if !(e - s == 7 && equalsLowercased(p, s, "chunked")) {
+                            transferEncodingNotChunked = true
+                        }
+                    }
+                } else if nameLength == 10, equalsLowercased(p, pos, "connection") {
+                    forEachListElement(p, valueStart, valueEnd) { s, e in
+                        if e - s == 5 && equalsLowercased(p, s, "close") {
+                            connectionClose = true
+                        }
+                    }
+                }
+
+                let nameString = String(decoding: UnsafeBufferPointer(rebasing: p[pos..<nameEnd]), as: UTF8.self)
+                guard let name = HTTPField.Name(nameString) else {
+                    return .failure(.invalid("invalid header field name"))
+                }
+                fields.append(HTTPField(name: name, value: UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd])))
+            }
+            pos = lf + 1
+        }
+
+        if isInterim {
+            return .success(ParsedHead(response: nil, framing: .none, keepAlive: false))
+        }
+
+        var keepAlive = isHTTP11 && !connectionClose
+        if transferEncodingPresent && contentLengthPresent {
+            keepAlive = false
+        }
+        let framing: Framing
+        if isHEAD || code == 204 || code == 304 {
+            framing = .none
+        } else if transferEncodingPresent {
+            guard transferCodings == 1, !transferEncodingNotChunked else {
+                return .failure(.invalid("unsupported transfer-encoding"))
+            }
+            framing = .chunked
+        } else if contentLengthPresent {
+            guard !contentLengthInvalid, contentLength >= 0 else {
+                return .failure(.invalid("invalid content-length"))
+            }
+            framing = contentLength == 0 ? .none : .fixed(contentLength)
+        } else {
+            framing = .close
+            keepAlive = false
+        }
+
+        let reason = reasonString(UnsafeBufferPointer(rebasing: p[reasonStart..<statusEnd]), isASCII: reasonIsASCII)
+        let response = HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)
+        return .success(ParsedHead(response: response, framing: framing, keepAlive: keepAlive))
+    }
+
+    /// Reason phrases are ISO Latin 1 (as `HTTPResponse.Status` documents): one scalar per byte.
+    private static func reasonString(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+        if isASCII {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var string = ""
+        string.unicodeScalars.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            string.unicodeScalars.append(Unicode.Scalar(byte))
+        }
+        return string
+    }
+
+    // MARK: - Chunked framing
+
+    /// Runs the chunked-framing state machine (chunk-size lines, CRLF after data, trailers) over
+    /// `p` until chunk data starts, the message ends, or the bytes run out.
+    private mutating func runChunkFraming(_ p: UnsafeBufferPointer<UInt8>, from start: ChunkState) -> (Int, ChunkOutcome) {
+        var st = start
+        var i = 0
+        let count = p.count
+        var lineBytes = self.chunkLineBytes
+        var digits = self.chunkDigits
+        var size = self.chunkSize
+        var trailer = self.trailerBytes
+        let maxTrailer = self.maxHeadBytes
+        var outcome = ChunkOutcome.needMore
+
+        scan: while i < count {
+            let byte = p[i]
+            i += 1
+            switch st {
+            case .sizeStart, .size, .sizeBWS, .ext, .sizeLF:
+                lineBytes += 1
+                if lineBytes > Self.maxChunkSizeLine {
+                    outcome = .error(.invalid("chunk-size line too long"))
+                    break scan
+                }
+            case .trailerLineStart, .trailerName, .trailerValue, .trailerLF, .lastLF:
+                trailer += 1
+                if trailer > maxTrailer {
+                    outcome = .error(.headTooLarge)
+                    break scan
+                }
+            case .data, .dataCR, .dataLF:
+                break
+            }
+
+            switch st {
+            case .sizeStart:
+                guard let value = Self.hexValue(byte) else {
+                    outcome = .error(.invalid("invalid chunk size"))
+                    break scan
+                }
+                digits = 1
+                size = value
+                st = .size
+            case .size:
+                if let value = Self.hexValue(byte) {
+                    digits += 1
+                    guard digits <= 15 else {
+                        outcome = .error(.invalid("chunk size too large"))
+                        break scan
+                    }
+                    size = size << 4 | value
+                } else if byte == ASCII.semicolon {
+                    st = .ext
+                } else if byte == ASCII.cr {
+                    st = .sizeLF
+                } else if Self.isOWS(byte) {
+                    st = .sizeBWS
+                } else {
+                    outcome = .error(.invalid("invalid chunk size"))
+                    break scan
+                }
+            case .sizeBWS:
+                if byte == ASCII.semicolon {
+                    st = .ext
+                } else if !Self.isOWS(byte) {
+                    outcome = .error(.invalid("invalid chunk size"))
+                    break scan
+                }
+            case .ext:
+                if byte == ASCII.cr {
+                    st = .sizeLF
+                } else if !Self.isFieldValueByte(byte) {
+                    outcome = .error(.invalid("invalid byte in chunk extension"))
+                    break scan
+                }
+            case .sizeLF:
+                guard byte == ASCII.lf else {
+                    outcome = .error(.invalid("bare CR in chunk-size line"))
+                    break scan
+                }
+                lineBytes = 0
+                if size == 0 {
+                    trailer = 0
+                    st = .trailerLineStart
+                } else {
+                    st = .data(size)
+                    outcome = .data
+                    break scan
+                }
+            case .data:
+                // Not reached: data is consumed by the caller as slices.
+                i -= 1
+                outcome = .data
+                break scan
+            case .dataCR:
+                guard byte == ASCII.cr else {
+                    outcome = .error(.invalid("missing CRLF after chunk data"))
+                    break scan
+                }
+                st = .dataLF
+            case .dataLF:
+                guard byte == ASCII.lf else {
+                    outcome = .error(.invalid("missing CRLF after chunk data"))
+                    break scan
+                }
+                lineBytes = 0
+                digits = 0
+                size = 0
+                st = .sizeStart
+            case .trailerLineStart:
+                if byte == ASCII.cr {
+                    st = .lastLF
+                } else if Self.isTokenByte(byte) {
+                    st = .trailerName
+                } else if Self.isOWS(byte) {
+                    outcome = .error(.invalid("obsolete line folding in trailer"))
+                    break scan
+                } else {
+                    outcome = .error(.invalid("invalid trailer field name"))
+                    break scan
+                }
+            case .trailerName:
+                if byte == ASCII.colon {
+                    st = .trailerValue
+                } else if !Self.isTokenByte(byte) {
+                    outcome = .error(.invalid("invalid trailer field name"))
+                    break scan
+                }
+            case .trailerValue:
+                if byte == ASCII.cr {
+                    st = .trailerLF
+                } else if !Self.isFieldValueByte(byte) {
+                    outcome = .error(.invalid("invalid byte in trailer field value"))
+                    break scan
+                }
+            case .trailerLF:
+                guard byte == ASCII.lf else {
+                    outcome = .error(.invalid("bare CR in trailer"))
+                    break scan
+                }
+                st = .trailerLineStart
+            case .lastLF:
+                guard byte == ASCII.lf else {
+                    outcome = .error(.invalid("bare CR in trailer"))
+                    break scan
+                }
+                outcome = .end
+                break scan
+            }
+        }
+
+        self.chunkLineBytes = lineBytes
+        self.chunkDigits = digits
+        self.chunkSize = size
+        self.trailerBytes = trailer
+        switch outcome {
+        case .needMore, .data:
+            self.state = .chunked(st)
+        case .end, .error:
+            // The caller moves to the next state (or the failed state).
+            break
+        }
+        return (i, outcome)
+    }
+
+    private static var maxChunkSizeLine: Int { 4096 }
+
+    // MARK: - Byte classes
+
+    private enum ASCII {
+        static var htab: UInt8 { 0x09 }
+        static var lf: UInt8 { 0x0A }
+        static var cr: UInt8 { 0x0D }
+        static var sp: UInt8 { 0x20 }
+        static var comma: UInt8 { 0x2C }
+        static var colon: UInt8 { 0x3A }
+        static var semicolon: UInt8 { 0x3B }
+    }
+
+    /// RFC 9110 tchar, as two bit masks over 0x00–0x7F.
+    @inline(__always)
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        if byte < 64 {
+            return (0x03ff_6cfa_0000_0000 as UInt64) >> UInt64(byte) & 1 == 1
+        } else if byte < 128 {
+            return (0x57ff_ffff_c7ff_fffe as UInt64) >> UInt64(byte &- 64) & 1 == 1
+        }
+        return false
+    }
+
+    /// HTAB, SP, VCHAR, obs-text.
+    @inline(__always)
+    private static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte == ASCII.htab || (byte >= ASCII.sp && byte != 0x7F)
+    }
+
+    @inline(__always)
+    private static func isOWS(_ byte: UInt8) -> Bool {
+        byte == ASCII.sp || byte == ASCII.htab
+    }
+
+    @inline(__always)
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte &- UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte &- UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte &- UInt8(ascii: "A")) + 10
+        default: return nil
+        }
+    }
+
+    private static func findLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var i = start
+        let count = p.count
+        while i < count {
+            if p[i] == ASCII.lf { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Whether `p[start..<start + lower.count]` equals `lower` ignoring ASCII case. `lower` must
+    /// consist of lowercase letters and `-` only. The bytes compared were already validated as
+    /// token or field-value bytes, which excludes CR (0x0D), the only other byte that OR-ing 0x20
+    /// would map onto `-`; for letters it maps exactly the uppercase form onto the lowercase one.
+    private static func equalsLowercased(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ lower: StaticString) -> Bool {
+        let length = lower.utf8CodeUnitCount
+        guard start >= 0, start + length <= p.count else { return false }
+        return lower.withUTF8Buffer { target in
+            var k = 0
+            while k < length {
+                if p[start + k] | 0x20 != target[k] { return false }
+                k += 1
+            }
+            return true
+        }
+    }
+
+    /// Calls `body` with the bounds of each comma-separated element of `p[start..<end]`, OWS
+    /// trimmed. Empty elements are reported too (callers decide whether they are allowed).
+    private static func forEachListElement(
+        _ p: UnsafeBufferPointer<UInt8>,
+        _ start: Int,
+        _ end: Int,
+        _ body: (Int, Int) -> Void
+    ) {
+        var elementStart = start
+        while true {
+            var elementEnd = elementStart
+            while elementEnd < end, p[elementEnd] != ASCII.comma {
+                elementEnd += 1
+            }
+            var s = elementStart
+            var e = elementEnd
+            while s < e, isOWS(p[s]) { s += 1 }
+            while e > s, isOWS(p[e - 1]) { e -= 1 }
+            body(s, e)
+            if elementEnd >= end { return }
+            elementStart = elementEnd + 1
+        }
+    }
+}
