@@ -103,12 +103,6 @@ struct UpstreamResponseParser {
 
     private var state: State = .idle
     private var currentIsHEAD = false
-    /// Expectations registered while another response was still in progress (pipelining),
-    /// oldest in bit 0.
-    private var pendingCount = 0
-    private var pendingHEADBits: UInt64 = 0
-    private static var maxPending: Int { 64 }
-
     /// After `.end`: whether the connection may carry another exchange.
     private(set) var keepAlive = true
 
@@ -139,15 +133,8 @@ struct UpstreamResponseParser {
         case .idle:
             self.startHead(toHEAD: toHEAD)
         case .head, .fixedBody, .closeBody, .chunked:
-            // Pipelined request: queue the expectation behind the response in progress.
-            guard self.pendingCount < Self.maxPending else {
-                _ = self.fail(.invalid("too many outstanding requests"))
-                return
-            }
-            if toHEAD {
-                self.pendingHEADBits |= (1 as UInt64) << UInt64(self.pendingCount)
-            }
-            self.pendingCount += 1
+            // One exchange at a time: a second request before the first answer's end is the caller's error.
+            _ = self.fail(.invalid("a response is already expected"))
         }
     }
 
@@ -254,16 +241,9 @@ struct UpstreamResponseParser {
         case .idle:
             return
         case .closeBody:
-            let outstanding = self.pendingCount
-            self.pendingCount = 0
-            self.pendingHEADBits = 0
             self.keepAlive = false
             self.state = .idle
             emit(.end)
-            if outstanding > 0 {
-                // Pipelined requests can no longer be answered.
-                throw self.fail(.truncated)
-            }
         case .head, .fixedBody, .chunked:
             throw self.fail(.truncated)
         }
@@ -296,14 +276,7 @@ struct UpstreamResponseParser {
     }
 
     private mutating func finishMessage(_ emit: (Event) -> Void) {
-        if self.pendingCount > 0 {
-            let isHEAD = self.pendingHEADBits & 1 == 1
-            self.pendingHEADBits >>= 1
-            self.pendingCount -= 1
-            self.startHead(toHEAD: isHEAD)
-        } else {
-            self.state = .idle
-        }
+        self.state = .idle
         emit(.end)
     }
 
