@@ -24,6 +24,7 @@ import NIOCore
 /// | `…/early/<code>` | the same, at once, without reading the request body |
 /// | `…/hop` | 200 `hop` with hop-by-hop fields (`Connection: X-Hop-Secret`, `X-Hop-Secret`, `Keep-Alive`, `Upgrade`, `Trailer`, `Proxy-Authenticate`) beside end-to-end ones (`X-End-To-End`, `Proxy-Status`) |
 /// | `…/hang` | never answers (until shutdown) |
+/// | `…/stall/<n>` | 200 with `Content-Length: 2n`, then `n` pattern bytes, then nothing more (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
 /// | anything else | 404 |
 public final class UpstreamTestServer: LocalTestServer {
@@ -59,7 +60,7 @@ public final class UpstreamTestServer: LocalTestServer {
     }
 
     static let chunkSize = 64 * 1024
-    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "hang", "reset"]
+    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "hang", "stall", "reset"]
 
     private static func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let rawPath = request.head.path ?? "/"
@@ -124,6 +125,13 @@ public final class UpstreamTestServer: LocalTestServer {
             }
             try await writer.write(response: HTTPResponse(status: .ok, headerFields: fields), body: ResponseBody(byteBuffer: ByteBuffer(string: "hop")))
         case "hang":
+            try await Task.sleep(for: .seconds(3600))
+        case "stall":
+            let count = argument.flatMap { Int($0) } ?? 0
+            var body = try await writer.writeHead(
+                HTTPResponse(status: .ok, headerFields: [.contentType: "application/octet-stream", .contentLength: String(2 * count)])
+            )
+            try await body.write(BodyPattern.buffer(offset: 0, count: count))
             try await Task.sleep(for: .seconds(3600))
         default:  // "reset"
             // SO_LINGER on with a zero timeout turns close() into a reset.

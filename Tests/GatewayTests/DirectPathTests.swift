@@ -241,4 +241,17 @@ struct DirectPathTests {
             #expect(outcome.responses.map(\.status) == [200])
         }
     }
+
+    @Test("an answer that stops moving is cut off after the route's timeout, on every path", arguments: Path.allCases)
+    func stalledAnswer(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+            // 100,000 of the 200,000 bytes announced, then nothing: `/slow/` has a 0.3 s timeout.
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /slow/stall/100000 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(outcome.ending != .stalled, "the gateway kept the connection open")
+            #expect(outcome.responses.isEmpty)
+            #expect(String(decoding: outcome.raw.prefix(13), as: UTF8.self) == "HTTP/1.1 200 ")
+            #expect(outcome.raw.count < 200_000)
+        }
+    }
 }

@@ -30,9 +30,11 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     private var parser = UpstreamResponseParser()
     /// Cleared when the connection must not carry another exchange (`Connection: close`, a failure).
     private(set) var isReusable = true
-    /// When the connection closes: the response head is due (an exchange), or it has been idle long enough (in
-    /// the pool); nil while an answer streams.
+    /// When the connection closes: the response head is due, the answer has not moved for the exchange's timeout
+    /// (the upstream stalls in its body, or the client stopped reading), or it has been idle long enough in the pool.
     private var deadline: NIODeadline?
+    /// The exchange's timeout: for the head, then for each pause in the answer.
+    private var timeout = TimeAmount.seconds(30)
     /// Checks the deadline. Scheduled lazily and left running when the deadline moves (a timer per exchange and
     /// another per pool stay would cost four heap operations a request): when it fires it closes the connection if
     /// the deadline has passed, waits for a later one, or ends.
@@ -58,6 +60,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         }
         self.receiver = receiver
         self.timedOut = false
+        self.timeout = timeout
         self.parser.expectResponse(toHEAD: head.method == .head)
         self.setDeadline(.now() + timeout)
         var bytes = context.channel.allocator.buffer(capacity: 512)
@@ -120,18 +123,22 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
                 self.setDeadline(deadline)
                 return
             }
-            // Waiting for a head: the exchange has timed out; otherwise idle too long in the pool.
+            // In an exchange: it has timed out (its head or its answer stalled); otherwise idle too long in the pool.
             self.timedOut = self.receiver != nil
             self.close()
         }
         self.timer = (task, deadline)
     }
 
-    /// Stops or resumes reading the answer (the client's side is not keeping up, or is again).
+    /// Stops or resumes reading the answer (the client's side is not keeping up, or is again). The answer's
+    /// inactivity deadline keeps running: a client that stops reading for the timeout is cut off too.
     func setReading(_ reading: Bool) {
         guard let context else { return }
         try? context.channel.syncOptions?.setOption(.autoRead, value: reading)
-        if reading { context.read() }
+        if reading {
+            self.setDeadline(.now() + self.timeout)
+            context.read()
+        }
     }
 
     /// Closes the connection; a receiver still waiting hears `upstreamFailed`.
@@ -163,9 +170,10 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         guard let receiver = self.receiver else { return }
         switch event {
         case .head(let head):
-            self.deadline = nil
+            self.setDeadline(.now() + self.timeout)
             receiver.upstreamHead(head)
         case .body(let buffer):
+            self.setDeadline(.now() + self.timeout)
             receiver.upstreamBody(buffer)
         case .end:
             if !self.parser.keepAlive { self.isReusable = false }

@@ -57,10 +57,15 @@ struct UpstreamForwarder: Sendable {
         // A small answer (the usual JSON) is read whole — it is almost always in the same TCP segment as the head —
         // and written to the client as head, body and end at once: one write(2) instead of three.
         let bodyless = request.method == .head || response.status == .noContent || response.status == .notModified
+        let timeout = self.route.timeout
+        let eventLoop = connection.channel.eventLoop
         if upload == nil, !bodyless, let length = response.headerFields[.contentLength].flatMap({ Int($0) }), length <= Self.smallBodyBytes {
             var collected = ByteBuffer()
+            let stalled = InactivityDeadline(timeout: timeout, on: eventLoop) { connection.close() }
+            defer { stalled.stop() }
             do {
                 reading: while let part = try await connection.next() {
+                    stalled.touch()
                     switch part {
                     case .head: throw Failure.unreachable("unexpected_head")
                     case .body(var buffer): collected.writeBuffer(&buffer)
@@ -78,13 +83,18 @@ struct UpstreamForwarder: Sendable {
         return Response(
             status: response.status, headers: fieldsOut,
             body: ResponseBody(contentLength: nil) { writer in
+                // An answer that stops moving (the upstream stalls, or the client stops reading) is cut off.
+                let stalled = InactivityDeadline(timeout: timeout, on: eventLoop) { connection.close() }
+                defer { stalled.stop() }
                 do {
                     while let part = try await connection.next() {
+                        stalled.touch()
                         switch part {
                         case .head:
                             throw Failure.unreachable("unexpected_head")
                         case .body(let buffer):
                             try await writer.write(buffer)
+                            stalled.touch()
                         case .end:
                             // The request must be all sent for the connection to carry another exchange; an
                             // upstream that answered early gets no more of it.

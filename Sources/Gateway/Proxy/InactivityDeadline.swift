@@ -1,0 +1,45 @@
+import NIOCore
+import Synchronization
+
+/// Closes an upstream connection whose answer stops moving: no part read from the upstream and none written on to
+/// the client for the route's timeout (HAProxy's `timeout server` and `timeout client` in one, as inactivity, not a
+/// limit on the whole answer). The task path touches it from its task; one check, scheduled on the connection's
+/// event loop and moved only when it fires early, does the rest (no timer per part).
+final class InactivityDeadline: Sendable {
+    private let timeout: TimeAmount
+    /// `NIODeadline.uptimeNanoseconds` of the deadline; 0 once stopped.
+    private let deadline: Atomic<UInt64>
+
+    /// Starts the clock: `expired` runs on `eventLoop` once nothing has touched the deadline for `timeout`.
+    init(timeout: TimeAmount, on eventLoop: any EventLoop, expired: @escaping @Sendable () -> Void) {
+        self.timeout = timeout
+        let first = NIODeadline.now() + timeout
+        self.deadline = Atomic(first.uptimeNanoseconds)
+        self.check(at: first, on: eventLoop, expired: expired)
+    }
+
+    /// The answer moved.
+    func touch() {
+        guard self.deadline.load(ordering: .relaxed) != 0 else { return }
+        self.deadline.store((NIODeadline.now() + self.timeout).uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// The answer ended (or failed): the deadline no longer applies.
+    func stop() {
+        self.deadline.store(0, ordering: .relaxed)
+    }
+
+    private func check(at when: NIODeadline, on eventLoop: any EventLoop, expired: @escaping @Sendable () -> Void) {
+        eventLoop.scheduleTask(deadline: when) {
+            let current = self.deadline.load(ordering: .relaxed)
+            guard current != 0 else { return }
+            let deadline = NIODeadline.uptimeNanoseconds(current)
+            if deadline <= .now() {
+                self.stop()
+                expired()
+            } else {
+                self.check(at: deadline, on: eventLoop, expired: expired)
+            }
+        }
+    }
+}
