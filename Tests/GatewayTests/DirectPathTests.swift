@@ -254,4 +254,29 @@ struct DirectPathTests {
             #expect(outcome.raw.count < 200_000)
         }
     }
+
+    @Test("a client that stops reading a long answer is cut off after the route's timeout, on every path", arguments: Path.allCases)
+    func clientStopsReading(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+            let total = 200_000_000
+            let fd = try RawSocketClient.connected(port: gateway.port, receiveTimeout: .seconds(3), sendTimeout: .seconds(2))
+            defer { close(fd) }
+            var size: Int32 = 16 * 1024
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            _ = Array("GET /slow/stream/\(total) HTTP/1.1\r\nHost: t\r\n\r\n".utf8).withUnsafeBytes {
+                send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            // Not reading: the answer stops moving once the buffers between are full (`/slow/`: 0.3 s timeout).
+            try await Task.sleep(for: .seconds(1.5))
+            var received = 0
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received += count
+            }
+            #expect(received > 0)
+            #expect(received < total / 2, "the whole answer kept coming: the connection was not cut off")
+        }
+    }
 }

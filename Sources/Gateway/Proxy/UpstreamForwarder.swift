@@ -59,6 +59,7 @@ struct UpstreamForwarder: Sendable {
         let bodyless = request.method == .head || response.status == .noContent || response.status == .notModified
         let timeout = self.route.timeout
         let eventLoop = connection.channel.eventLoop
+        let client = context.channel
         if upload == nil, !bodyless, let length = response.headerFields[.contentLength].flatMap({ Int($0) }), length <= Self.smallBodyBytes {
             var collected = ByteBuffer()
             let stalled = InactivityDeadline(timeout: timeout, on: eventLoop) { connection.close() }
@@ -83,8 +84,12 @@ struct UpstreamForwarder: Sendable {
         return Response(
             status: response.status, headers: fieldsOut,
             body: ResponseBody(contentLength: nil) { writer in
-                // An answer that stops moving (the upstream stalls, or the client stops reading) is cut off.
-                let stalled = InactivityDeadline(timeout: timeout, on: eventLoop) { connection.close() }
+                // An answer that stops moving (the upstream stalls, or the client stops reading) is cut off: both
+                // connections close, which also ends a write waiting for a client that no longer reads.
+                let stalled = InactivityDeadline(timeout: timeout, on: eventLoop) {
+                    connection.close()
+                    client.close(promise: nil)
+                }
                 defer { stalled.stop() }
                 do {
                     while let part = try await connection.next() {
