@@ -180,7 +180,9 @@ final class DirectExchange: DirectUpstreamReceiver {
         self.finish(status: Int(error.status.code))
     }
 
+    /// Records the exchange once (closing the client's connection can end it from two sides at once).
     private func finish(status: Int) {
+        if case .done = self.state { return }
         self.state = .done
         self.connection = nil
         self.responder.directFinished(self.request, status: status, upstream: self.timing)

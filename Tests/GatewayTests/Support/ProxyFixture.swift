@@ -19,6 +19,7 @@ import TestSupport
 /// | `/open/` | `<upstream>/base/` | none | |
 /// | `/small/` | `<upstream>/base/` | none | `max_body_bytes: 1024` |
 /// | `/slow/` | `<upstream>/base/` | none | `timeout_seconds: 0.3` |
+/// | `/stalling/` | `<upstream>/base/` | none | `timeout_seconds: 1` (room for a loaded machine before the head) |
 /// | `/hook` (exact) | `<upstream>/base/echo` | none | |
 enum ProxyFixture {
     static let minter = TokenMinter(key: TestKeys.primary, keyID: TestKeys.primaryKeyID)
@@ -39,6 +40,7 @@ enum ProxyFixture {
             RouteConfiguration(path: .prefix("/open/"), target: .upstream(base), auth: .none),
             RouteConfiguration(path: .prefix("/small/"), target: .upstream(base), auth: .none, maxBodyBytes: 1024),
             RouteConfiguration(path: .prefix("/slow/"), target: .upstream(base), auth: .none, timeoutSeconds: 0.3),
+            RouteConfiguration(path: .prefix("/stalling/"), target: .upstream(base), auth: .none, timeoutSeconds: 1),
             RouteConfiguration(path: .exact("/hook"), target: .upstream(UpstreamURL(upstream + "/base/echo")!), auth: .none),
         ]
     }
