@@ -257,6 +257,9 @@ struct DirectPathTests {
             #expect(outcome.responses.isEmpty)
             #expect(String(decoding: outcome.raw.prefix(13), as: UTF8.self) == "HTTP/1.1 200 ")
             #expect(outcome.raw.count < 200_000)
+            // Counted once, though both sides of the exchange end it.
+            let metrics = ObservabilityTests.samples(try await gateway.get("/metrics").text)
+            #expect(metrics["storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"] == 1)
         }
     }
 
