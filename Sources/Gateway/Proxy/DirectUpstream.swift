@@ -32,19 +32,21 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     private(set) var isReusable = true
     /// When the connection closes: the response head is due, the answer has not moved for the exchange's timeout
     /// (the upstream stalls in its body, or the client stopped reading), or it has been idle long enough in the pool.
-    private var deadline: NIODeadline?
+    private var deadline: LoopDeadline?
     /// The exchange's timeout: for the head, then for each pause in the answer.
     private var timeout = TimeAmount.seconds(30)
-    /// Checks the deadline. Scheduled lazily and left running when the deadline moves (a timer per exchange and
-    /// another per pool stay would cost four heap operations a request): when it fires it closes the connection if
-    /// the deadline has passed, waits for a later one, or ends.
-    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
     private var timedOut = false
 
     var isActive: Bool { self.context?.channel.isActive ?? false }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        self.deadline = LoopDeadline(on: context.eventLoop) { [weak self] in
+            guard let self else { return }
+            // In an exchange: it has timed out (its head or its answer stalled); otherwise idle too long in the pool.
+            self.timedOut = self.receiver != nil
+            self.close()
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -109,25 +111,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     }
 
     private func setDeadline(_ deadline: NIODeadline?) {
-        self.deadline = deadline
-        guard let deadline, let context else { return }
-        if let timer = self.timer {
-            // A timer that fires by then will see this deadline; one set later (an idle wait's) is replaced.
-            guard timer.at > deadline else { return }
-            timer.task.cancel()
-        }
-        let task = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
-            self.timer = nil
-            guard let deadline = self.deadline else { return }
-            if deadline > .now() {
-                self.setDeadline(deadline)
-                return
-            }
-            // In an exchange: it has timed out (its head or its answer stalled); otherwise idle too long in the pool.
-            self.timedOut = self.receiver != nil
-            self.close()
-        }
-        self.timer = (task, deadline)
+        self.deadline?.set(deadline)
     }
 
     /// Stops or resumes reading the answer (the client's side is not keeping up, or is again). The answer's
@@ -189,9 +173,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
 
     func channelInactive(context: ChannelHandlerContext) {
         self.isReusable = false
-        self.deadline = nil
-        self.timer?.task.cancel()
-        self.timer = nil
+        self.deadline?.stop()
         // An answer whose body runs until the close ends here.
         var ended = false
         try? self.parser.feedEOF { event in

@@ -27,11 +27,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let headerTimeout: TimeAmount
     private let requestIDs: RequestIDGenerator
     /// When the request head under way must be complete (nil: none under way).
-    private var headerDeadline: NIODeadline?
-    /// Checks the deadline. Scheduled lazily and left running when the deadline is cleared (a timer scheduled
-    /// and cancelled for every request would cost two heap operations a request): when it fires it closes the
-    /// connection if the deadline has passed, waits for a later one, or ends.
-    private var headerTimer: Scheduled<Void>?
+    private var headerDeadline: LoopDeadline?
     private var context: ChannelHandlerContext?
     private var headsRead = 0
     /// Requests read to their end.
@@ -51,6 +47,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        self.headerDeadline = LoopDeadline(on: context.eventLoop) { [weak context] in context?.close(promise: nil) }
         // Raw bytes are seen before the HTTP decoder: the first byte of a request starts its head's clock.
         try? context.pipeline.syncOperations.addHandler(RequestStartWatcher(guard: self), position: .first)
         if context.channel.isActive { self.armHeaderDeadline(context) }
@@ -63,7 +60,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Bytes arrived: if no request is under way, a new one is starting.
     fileprivate func bytesArrived() {
-        guard let context, self.headsRead == self.answersWritten, self.headerDeadline == nil else { return }
+        guard let context, self.headsRead == self.answersWritten, self.headerDeadline?.deadline == nil else { return }
         self.armHeaderDeadline(context)
     }
 
@@ -154,31 +151,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func armHeaderDeadline(_ context: ChannelHandlerContext) {
-        let deadline = NIODeadline.now() + self.headerTimeout
-        self.headerDeadline = deadline
-        if self.headerTimer == nil { self.scheduleHeaderTimer(context, at: deadline) }
-    }
-
-    private func scheduleHeaderTimer(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
-        self.headerTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
-            self.headerTimer = nil
-            guard let deadline = self.headerDeadline else { return }
-            if deadline <= .now() {
-                context.close(promise: nil)
-            } else {
-                self.scheduleHeaderTimer(context, at: deadline)
-            }
-        }
+        self.headerDeadline?.set(.now() + self.headerTimeout)
     }
 
     private func disarmHeaderDeadline() {
-        self.headerDeadline = nil
+        self.headerDeadline?.set(nil)
     }
 
     private func stopHeaderTimer() {
-        self.headerDeadline = nil
-        self.headerTimer?.cancel()
-        self.headerTimer = nil
+        self.headerDeadline?.stop()
     }
 }
 

@@ -52,10 +52,8 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private var answerChunked = false
     private var answerWithoutBody = false
     /// When the connection closes unless something happens first: the head under way is due (header timeout), or
-    /// the connection has been idle long enough; nil while an exchange runs.
-    private var deadline: NIODeadline?
-    /// Checks the deadline; scheduled lazily and left running when the deadline moves (as in ``ConnectionGuard``).
-    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+    /// the connection has been idle long enough; none while an exchange runs.
+    private var deadline: LoopDeadline?
 
     /// Bytes that may wait while an exchange runs before reading stops.
     static let maxPending = 64 * 1024
@@ -67,6 +65,11 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        self.deadline = LoopDeadline(on: context.eventLoop) { [weak self] in
+            guard let self, !self.handedOver else { return }
+            self.closing = true
+            self.context?.close(promise: nil)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -325,29 +328,10 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     // MARK: Deadline
 
     private func setDeadline(_ deadline: NIODeadline?) {
-        self.deadline = deadline
-        guard let deadline, let context else { return }
-        if let timer = self.timer {
-            // A timer that fires by then will see this deadline; one set later is replaced.
-            guard timer.at > deadline else { return }
-            timer.task.cancel()
-        }
-        let task = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
-            self.timer = nil
-            guard let deadline = self.deadline, !self.handedOver else { return }
-            if deadline > .now() {
-                self.setDeadline(deadline)
-            } else {
-                self.closing = true
-                self.context?.close(promise: nil)
-            }
-        }
-        self.timer = (task, deadline)
+        self.deadline?.set(deadline)
     }
 
     private func stopTimer() {
-        self.deadline = nil
-        self.timer?.task.cancel()
-        self.timer = nil
+        self.deadline?.stop()
     }
 }

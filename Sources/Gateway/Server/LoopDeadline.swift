@@ -1,0 +1,47 @@
+import NIOCore
+
+/// A deadline on a channel's event loop, checked by one lazily scheduled timer: moving it later, as most moves do
+/// (a new request, another read), costs nothing — the timer fires at the old time and re-arms for the new one;
+/// moving it earlier replaces the timer; clearing it leaves the timer to find nothing. A timer scheduled and
+/// cancelled per request would cost two heap operations each time. Confined to its event loop, like the handler
+/// that owns it; `expired` runs there once the deadline has passed, and should hold its owner weakly.
+final class LoopDeadline {
+    private let eventLoop: any EventLoop
+    private let expired: () -> Void
+    private(set) var deadline: NIODeadline?
+    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+
+    init(on eventLoop: any EventLoop, expired: @escaping () -> Void) {
+        self.eventLoop = eventLoop
+        self.expired = expired
+    }
+
+    /// Sets or clears the deadline.
+    func set(_ deadline: NIODeadline?) {
+        self.deadline = deadline
+        guard let deadline else { return }
+        if let timer = self.timer {
+            // A timer that fires by then will see this deadline; one that fires later is replaced.
+            guard timer.at > deadline else { return }
+            timer.task.cancel()
+        }
+        let task = self.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
+            self.timer = nil
+            guard let deadline = self.deadline else { return }
+            if deadline > .now() {
+                self.set(deadline)
+            } else {
+                self.deadline = nil
+                self.expired()
+            }
+        }
+        self.timer = (task, deadline)
+    }
+
+    /// Clears the deadline and cancels the timer (the connection is gone).
+    func stop() {
+        self.deadline = nil
+        self.timer?.task.cancel()
+        self.timer = nil
+    }
+}
