@@ -44,8 +44,9 @@ public struct RequestContext: Sendable {
 
 public typealias RouteHandler = @Sendable (Request, RequestContext) async throws -> Response
 
-/// One entry of the route table: which paths and methods, which auth policy, which handler.
-public struct Route: Sendable {
+/// One entry of the route table: which paths and methods, which auth policy, which handler. A class: every request
+/// looks one up, and a reference is one retain where a copy of the fields was a dozen.
+public final class Route: Sendable {
     public enum PathMatch: Sendable, Equatable {
         /// The path exactly (no query).
         case exact(String)
@@ -75,11 +76,21 @@ public struct Route: Sendable {
     public let forwardsUpstream: Bool
     public let handler: RouteHandler
     /// How the direct path forwards this route's body-less requests (upstream routes; nil for the others).
-    var direct: UpstreamRoute?
+    let direct: UpstreamRoute?
 
-    public init(
+    public convenience init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
         maxBodyBytes: Int? = nil, forwardsUpstream: Bool = false, handler: @escaping RouteHandler
+    ) {
+        self.init(
+            name: name, path: path, methods: methods, auth: auth, rateLimit: rateLimit, maxBodyBytes: maxBodyBytes,
+            forwardsUpstream: forwardsUpstream, direct: nil, handler: handler
+        )
+    }
+
+    init(
+        name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit?,
+        maxBodyBytes: Int?, forwardsUpstream: Bool, direct: UpstreamRoute?, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -89,6 +100,7 @@ public struct Route: Sendable {
         self.rateLimit = rateLimit
         self.maxBodyBytes = maxBodyBytes
         self.forwardsUpstream = forwardsUpstream
+        self.direct = direct
         self.handler = handler
     }
 

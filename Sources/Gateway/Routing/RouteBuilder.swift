@@ -25,13 +25,11 @@ struct RouteBuilder {
             (handler, direct) = self.proxy.handlers(for: configuration, upstream: upstream)
             forwardsUpstream = true
         }
-        var route = Route(
+        return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: configuration.maxBodyBytes ?? self.limits.maxBodyBytes,
-            forwardsUpstream: forwardsUpstream, handler: handler
+            forwardsUpstream: forwardsUpstream, direct: direct, handler: handler
         )
-        route.direct = direct
-        return route
     }
 
     private func handler(_ builtin: BuiltinHandler, path: Route.PathMatch) -> RouteHandler {
