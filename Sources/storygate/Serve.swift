@@ -43,7 +43,8 @@ struct Serve: AsyncParsableCommand {
         let application: GatewayApplication
         do {
             application = try GatewayApplication(
-                configuration: configuration, logger: logger, accessLogger: Logger(label: "storygate.access")
+                configuration: configuration, logger: logger,
+                accessLogOutput: .jsonStandardError(label: "storygate.access", level: configuration.logLevel)
             )
         } catch {
             ProcessEnvironment.printError("storygate: configuration error: \(error)")

@@ -52,7 +52,7 @@ run() {
   port="$(free_port)"
   rm -rf "$work/recorded"; mkdir -p "$work/recorded"
   ENV=dev OPENAI_BASE_URL="http://127.0.0.1:$mock_port/v1" OPENAI_API_KEY=sk-local MEDIA_DIR="$work/media" \
-    SHUTDOWN_GRACE_SECONDS="$grace" LOG_LEVEL=notice "$binary" serve --port "$port" >"$work/gateway-$name.log" 2>&1 &
+    SHUTDOWN_GRACE_SECONDS="$grace" LOG_LEVEL=info "$binary" serve --port "$port" >"$work/gateway-$name.log" 2>&1 &
   gateway=$!
   pids+=("$gateway")
   wait_ready "$port"
@@ -82,6 +82,14 @@ run 20 drain
 [ "$(cat "$work/drain.exit")" = 0 ] || fail "exit status $(cat "$work/drain.exit") after SIGTERM, expected 0"
 grep -q '"storygate stopped"' "$work/gateway-drain.log" || fail "no 'storygate stopped' line"
 pass "a call in flight at SIGTERM completed (200), new connections were refused, exit 0 after $(cat "$work/drain.elapsed") s"
+# Its access line, written by the binary itself as JSON (not through swift-log), was flushed before the exit.
+python3 - "$work/gateway-drain.log" <<'PY' || fail "no JSON access line for the drained call"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1]) if '"storygate.access"' in line]
+wanted = {"time", "level", "logger", "message", "auth", "latency_ms", "method", "path", "rate_limit", "request_id", "route", "status", "uid_hash"}
+sys.exit(0 if any(l["status"] == 200 and l["method"] == "POST" and wanted <= set(l) for l in lines) else 1)
+PY
+pass "the drained call's JSON access line was written before the exit"
 
 # 2. A grace period of 1 s, shorter than the call (2 × 1.5 s): the call is cut off, the gateway still exits 0, promptly.
 run 1 cut

@@ -42,11 +42,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// One line: the fixed members, then the metadata sorted by key (`time`, `level` and `message` keys skipped).
-    static func line(label: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+    static func line(
+        label: String, level: Logger.Level, message: String, metadata: Logger.Metadata, time: String = HTTPDate.rfc3339(WallClock.now())
+    ) -> String {
         var line = ""
         line.reserveCapacity(512)
         line += "{\"time\":\""
-        line += HTTPDate.rfc3339(WallClock.now())
+        line += time
         line += "\",\"level\":\""
         line += level.rawValue
         line += "\",\"logger\":"

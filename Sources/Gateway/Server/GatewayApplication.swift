@@ -31,7 +31,8 @@ public struct GatewayApplication: Sendable {
     ///   - extraRoutes: routes added to the built-in table (an embedding application's own handlers).
     ///   - onServerRunning: called with the bound port once the listener is up (tests bind port 0).
     ///   - metrics: the registry to count in (a new one by default).
-    ///   - accessLogger: where the per-request lines go (default: `logger`); nil configuration.accessLog turns them off.
+    ///   - accessLogger: where the per-request lines go (default: `logger`); `configuration.accessLog` false turns them off.
+    ///   - accessLogOutput: overrides `accessLogger` (`storygate serve` writes the lines as JSON straight to standard error).
     /// - Throws: when a route names a rate limit that is not configured, or the Redis URL is unusable.
     public init(
         configuration: GatewayConfiguration,
@@ -40,6 +41,7 @@ public struct GatewayApplication: Sendable {
         extraRoutes: [Route] = [],
         metrics: GatewayMetrics = GatewayMetrics(),
         accessLogger: Logger? = nil,
+        accessLogOutput: AccessLogOutput? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(ConfigurationError) {
         self.configuration = configuration
@@ -143,7 +145,7 @@ public struct GatewayApplication: Sendable {
             responder: GatewayResponder(
                 routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
                 trustedProxies: configuration.trustedProxies, metrics: metrics,
-                accessLog: configuration.accessLog ? AccessLog(logger: accessLogger ?? logger) : nil, logger: logger
+                accessLog: configuration.accessLog ? AccessLog(output: accessLogOutput ?? .logger(accessLogger ?? logger)) : nil, logger: logger
             ),
             drain: self.drain,
             logger: logger,
