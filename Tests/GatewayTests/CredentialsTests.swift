@@ -14,6 +14,8 @@ struct CredentialsTests {
     @Test("the Bearer scheme is case-insensitive and takes one or more spaces")
     func bearerScheme() throws {
         #expect(try self.extract([("Authorization", "Bearer a.b.c")]) == .bearer("a.b.c"))
+        // Every token68 character, then padding (RFC 9110 §11.2).
+        #expect(try self.extract([("Authorization", "Bearer azAZ09-._~+/==")]) == .bearer("azAZ09-._~+/=="))
         #expect(try self.extract([("Authorization", "bearer a.b.c")]) == .bearer("a.b.c"))
         #expect(try self.extract([("Authorization", "BEARER    a.b.c")]) == .bearer("a.b.c"))
     }
@@ -27,7 +29,7 @@ struct CredentialsTests {
 
     @Test("malformed bearer values are rejected without parsing the token")
     func malformed() throws {
-        for value in ["Bearer", "Bearer ", "Bearer a b", "Bearer a,b", "Bearer a=b", "Bearer \"a.b.c\"", "Bearer a.b.c;"] {
+        for value in ["Bearer", "Bearer ", "Bearer a b", "Bearer a,b", "Bearer a=b", "Bearer =a", "Bearer \"a.b.c\"", "Bearer a.b.c;", "Bearer é"] {
             guard case .malformedBearer = try self.extract([("Authorization", value)]) else {
                 Issue.record("accepted \(value)")
                 continue

@@ -64,33 +64,25 @@ enum Credentials: Equatable {
     }
 
     /// token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" (RFC 9110 §11.2). Runs on every
-    /// authenticated request over ~1 KB, so it reads contiguous bytes through a table.
+    /// authenticated request over ~1 KB, so it reads contiguous bytes against a bit mask.
     private static func isToken68(_ bytes: Substring.UTF8View) -> Bool {
-        bytes.withContiguousStorageIfAvailable(Self.isToken68) ?? Self.isToken68(Array(bytes))
+        bytes.withContiguousStorageIfAvailable(Self.isToken68) ?? Array(bytes).withUnsafeBufferPointer(Self.isToken68)
     }
 
-    private static func isToken68(_ bytes: some Collection<UInt8>) -> Bool {
-        var seenPadding = false
-        for byte in bytes {
-            switch Self.token68Classes[Int(byte)] {
-            case 1 where !seenPadding: continue
-            case 2: seenPadding = true
-            default: return false
-            }
+    private static func isToken68(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        // The token68 characters as two 64-bit masks (bytes 0–63, 64–127).
+        let low: UInt64 = 0x03ff_e800_0000_0000
+        let high: UInt64 = 0x47ff_fffe_87ff_fffe
+        while index < bytes.count {
+            let byte = bytes[index]
+            let isToken68 = byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 && (high >> UInt64(byte - 64)) & 1 == 1
+            guard isToken68 else { break }
+            index += 1
         }
-        return true
-    }
-
-    /// 1: a token68 character, 2: `=` (padding, only at the end), 0: anything else.
-    private static let token68Classes: [UInt8] = (0...255).map { value in
-        let byte = UInt8(value)
-        switch byte {
-        case UInt8(ascii: "="): return 2
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
-            return 1
-        default: return 0
-        }
+        // Then only `=` padding, to the end.
+        while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
+        return index == bytes.count
     }
 
     /// 1 to 128 characters of `A-Z a-z 0-9 - _ . : @` (Firebase uids are at most 128 characters).
