@@ -23,6 +23,7 @@ import NIOCore
 /// | `…/status/<code>` | that status, `X-Upstream-Status: <code>`, body `upstream status <code>` (after reading the request body) |
 /// | `…/early/<code>` | the same, at once, without reading the request body |
 /// | `…/hop` | 200 `hop` with hop-by-hop fields (`Connection: X-Hop-Secret`, `X-Hop-Secret`, `Keep-Alive`, `Upgrade`, `Trailer`, `Proxy-Authenticate`) beside end-to-end ones (`X-End-To-End`, `Proxy-Status`) |
+/// | `…/delay/<ms>` | 200 `delayed` after `ms` milliseconds |
 /// | `…/hang` | never answers (until shutdown) |
 /// | `…/stall/<n>` | 200 with `Content-Length: 2n`, then `n` pattern bytes, then nothing more (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
@@ -60,7 +61,7 @@ public final class UpstreamTestServer: LocalTestServer {
     }
 
     static let chunkSize = 64 * 1024
-    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "hang", "stall", "reset"]
+    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "delay", "hang", "stall", "reset"]
 
     private static func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let rawPath = request.head.path ?? "/"
@@ -124,6 +125,10 @@ public final class UpstreamTestServer: LocalTestServer {
                 fields.append(HTTPField(name: HTTPField.Name(name)!, value: value))
             }
             try await writer.write(response: HTTPResponse(status: .ok, headerFields: fields), body: ResponseBody(byteBuffer: ByteBuffer(string: "hop")))
+        case "delay":
+            try await Task.sleep(for: .milliseconds(argument.flatMap { Int($0) } ?? 0))
+            let head = HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain", .contentLength: "7"])
+            try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(string: "delayed")))
         case "hang":
             try await Task.sleep(for: .seconds(3600))
         case "stall":

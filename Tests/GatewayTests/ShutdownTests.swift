@@ -54,4 +54,34 @@ struct ShutdownTests {
             #expect(response.text == "finished")
         }
     }
+
+    @Test(
+        "a proxied request in flight when shutdown starts completes on every path; an idle kept-alive connection closes",
+        arguments: DirectPathTests.Path.allCases
+    )
+    func proxiedInFlightCompletes(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            // An idle connection that has been answered once (on the raw path, still the raw path's).
+            let idle = Task {
+                await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 10)
+                    .run(port: gateway.port, bytes: Array("GET /open/echo/idle HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            }
+            // On a raw socket of its own (the harness's curl client is shut down as soon as the gateway has stopped,
+            // which can be before curl has finished reading the last answer).
+            let inFlight = Task {
+                await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 10)
+                    .run(port: gateway.port, bytes: Array("GET /open/delay/600 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            }
+            for _ in 0..<500 where upstream.requestCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(upstream.requestCount == 2)
+
+            await gateway.triggerShutdown()
+            let outcome = await inFlight.value
+            #expect(outcome.responses.map(\.status) == [200])
+            #expect(outcome.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == "delayed")
+            let idleOutcome = await idle.value
+            #expect(idleOutcome.responses.map(\.status) == [200])
+            #expect(idleOutcome.ending == .closed)
+        }
+    }
 }

@@ -54,12 +54,19 @@ struct GatewayHarness: Sendable {
                 accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) }
             )
             let client = CurlClient(logger: Self.logger)
-            // The client is last to shut down, so requests in flight during a graceful shutdown still complete.
-            let group = ServiceGroup(services: [client] + application.services, logger: Self.logger)
+            // The client runs apart and stops only once the body is done: a test that shuts the gateway down while a
+            // call is in flight still reads that call's answer (in one group, the client stopped as soon as the
+            // gateway had, sometimes before curl had finished reading the last answer).
+            let group = ServiceGroup(services: application.services, logger: Self.logger)
+            let clientGroup = ServiceGroup(services: [client], logger: Self.logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
+                tasks.addTask { try await clientGroup.run() }
                 var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next() else { throw HarnessError(description: "the gateway did not start") }
+                guard let port = await iterator.next() else {
+                    await clientGroup.triggerGracefulShutdown()
+                    throw HarnessError(description: "the gateway did not start")
+                }
                 let harness = GatewayHarness(
                     port: port, client: client, application: application, certServer: certServer, certificates: certificates,
                     triggerShutdown: { await group.triggerGracefulShutdown() }
@@ -69,9 +76,11 @@ struct GatewayHarness: Sendable {
                     try await body(harness)
                 } catch {
                     await group.triggerGracefulShutdown()
+                    await clientGroup.triggerGracefulShutdown()
                     throw error
                 }
                 await group.triggerGracefulShutdown()
+                await clientGroup.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }
         }
