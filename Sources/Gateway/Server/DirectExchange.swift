@@ -18,9 +18,10 @@ protocol DirectAnswerSink: AnyObject {
 /// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
 /// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
 /// is one write), and the connection pooled again once the answer has ended. The same rules as
-/// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504); a failure before it is
-/// a 502, after one retry on a new connection when a pooled one turns out closed; a failure in the body closes
-/// the client's connection (the answer is truncated); the client going away closes the upstream connection.
+/// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
+/// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
+/// closed; a failure or a stall in the body closes the client's connection (the answer is truncated); the client
+/// going away closes the upstream connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
 final class DirectExchange: DirectUpstreamReceiver {
     private enum State {
         case connecting
