@@ -124,4 +124,42 @@ struct ExpectContinueTests {
             #expect(answer.closed)
         }
     }
+
+    @Test("max_connections: a connection past the limit waits in the backlog, and is served once another closes")
+    func maxConnections() async throws {
+        // Not waiting for readiness: the harness would poll /readyz over a kept-alive connection of its own.
+        try await GatewayHarness.run(configure: { $0.server.maxConnections = 2 }, waitUntilReady: false) { gateway in
+            let port = gateway.port
+            let outcome = try await DirectPathTests.onThread { () throws -> (first: String, waiting: Int, third: String) in
+                let request = Array("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+                func ask(_ fd: Int32) -> String {
+                    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    let count = recv(fd, &buffer, buffer.count, 0)
+                    return String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+                }
+                // Two kept-alive connections, each answered once: the limit is reached.
+                let first = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
+                let second = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
+                defer { close(second) }
+                let firstAnswer = ask(first)
+                _ = ask(second)
+                // A third connects (the kernel's backlog) but is not accepted: its request waits, unanswered.
+                let third = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
+                defer { close(third) }
+                _ = request.withUnsafeBytes { send(third, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                Thread.sleep(forTimeInterval: 0.5)
+                var probe = [UInt8](repeating: 0, count: 16)
+                let waiting = recv(third, &probe, probe.count, Int32(MSG_DONTWAIT))
+                // One closes: the third is accepted and answered.
+                close(first)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = recv(third, &buffer, buffer.count, 0)
+                return (firstAnswer, waiting, String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self))
+            }
+            #expect(outcome.first.hasPrefix("HTTP/1.1 200 "))
+            #expect(outcome.waiting < 0, "answered past the limit")
+            #expect(outcome.third.hasPrefix("HTTP/1.1 200 "), "\(outcome.third)")
+        }
+    }
 }
