@@ -135,6 +135,7 @@ struct ProxyComponentTests {
     @Test("Connection: close is a token, in any case, among others", arguments: [
         ("close", true), ("Close", true), ("keep-alive, CLOSE", true), (" close ,x", true), ("\tclose", true),
         ("keep-alive", false), ("closed", false), ("x-close", false), ("", false), (",", false),
+        ("close,", true), (",close", true), ("a, b ,CLOSE", true), ("clos", false), ("c lose", false), ("close-x", false),
     ])
     func connectionClose(_ value: String, closes: Bool) {
         #expect(HopByHopHeaders.listsClose(value) == closes)

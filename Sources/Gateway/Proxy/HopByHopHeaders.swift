@@ -6,13 +6,17 @@ import HTTPTypes
 /// `Proxy-Authenticate` are for the proxy itself, never for the next hop). `Proxy-Status` (RFC 9209) is the one
 /// exception: it reports on the whole chain and is meant to travel.
 enum HopByHopHeaders {
-    static let names: Set<HTTPField.Name> = [
-        .connection, HTTPField.Name("Keep-Alive")!, .te, .trailer, .transferEncoding, .upgrade,
-    ]
-
-    /// Whether `name` is hop-by-hop on its own (not counting the fields `Connection` names).
+    /// Whether `name` is hop-by-hop on its own (not counting the fields `Connection` names). Checked for every
+    /// field both ways, so by the lowercase name's length and text, without hashing.
     static func isHopByHop(_ name: HTTPField.Name) -> Bool {
-        Self.names.contains(name) || Self.isProxyField(name.canonicalName)
+        let canonical = name.canonicalName
+        switch canonical.utf8.count {
+        case 2: return canonical == "te"
+        case 7: return canonical == "trailer" || canonical == "upgrade"
+        case 10: return canonical == "connection" || canonical == "keep-alive"
+        case 17: return canonical == "transfer-encoding" || Self.isProxyField(canonical)
+        default: return Self.isProxyField(canonical)
+        }
     }
 
     /// `Proxy-*` but `Proxy-Status`, case-insensitively (`canonicalName` is lowercase).
@@ -32,6 +36,8 @@ enum HopByHopHeaders {
         for value in values {
             for option in value.split(separator: ",") {
                 let token = option.trimmingSpaces()
+                // `keep-alive` (on nearly every answer) names `Keep-Alive`, which goes anyway.
+                if token.utf8.count == 10, token.lowercased() == "keep-alive" { continue }
                 if let name = HTTPField.Name(String(token)) { names.insert(name) }
             }
         }
@@ -41,18 +47,26 @@ enum HopByHopHeaders {
     /// Whether a `Connection` value lists the `close` option (a case-insensitive token, RFC 9110 §7.6.1), read
     /// without allocating: it is checked on every answer.
     static func listsClose(_ value: String?) -> Bool {
-        guard let value else { return false }
-        let close = Array("close".utf8)
-        for token in value.utf8.split(separator: UInt8(ascii: ",")) {
-            var start = token.startIndex
-            var end = token.endIndex
-            while start < end, token[start] == UInt8(ascii: " ") || token[start] == UInt8(ascii: "\t") { start = token.index(after: start) }
-            while start < end, token[token.index(before: end)] == UInt8(ascii: " ") || token[token.index(before: end)] == UInt8(ascii: "\t") {
-                end = token.index(before: end)
+        guard var value else { return false }
+        return value.withUTF8 { bytes in
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                // One token, less the whitespace around it.
+                var first = start
+                var last = end
+                while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+                while first < last, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+                if last - first == 5, bytes[first] | 0x20 == UInt8(ascii: "c"), bytes[first + 1] | 0x20 == UInt8(ascii: "l"),
+                    bytes[first + 2] | 0x20 == UInt8(ascii: "o"), bytes[first + 3] | 0x20 == UInt8(ascii: "s"), bytes[first + 4] | 0x20 == UInt8(ascii: "e")
+                {
+                    return true
+                }
+                start = end + 1
             }
-            if token[start..<end].elementsEqual(close, by: { $0 | 0x20 == $1 }) { return true }
+            return false
         }
-        return false
     }
 
     /// The upstream's response fields without the hop-by-hop ones: what the client gets. `Content-Length` stays
