@@ -45,6 +45,19 @@ public struct JSONLogHandler: LogHandler {
     static func line(
         label: String, level: Logger.Level, message: String, metadata: Logger.Metadata, time: String = HTTPDate.rfc3339(WallClock.now())
     ) -> String {
+        var line = Self.start(label: label, level: level, message: message, time: time)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where key != "time" && key != "level" && key != "message" {
+            line += ","
+            JSONWriter.appendQuoted(key, to: &line)
+            line += ":"
+            Self.append(value, to: &line)
+        }
+        line += "}\n"
+        return line
+    }
+
+    /// The fixed members every line starts with (`{"time":…,"level":…,"logger":…,"message":…`), unclosed.
+    static func start(label: String, level: Logger.Level, message: String, time: String) -> String {
         var line = ""
         line.reserveCapacity(512)
         line += "{\"time\":\""
@@ -55,13 +68,6 @@ public struct JSONLogHandler: LogHandler {
         JSONWriter.appendQuoted(label, to: &line)
         line += ",\"message\":"
         JSONWriter.appendQuoted(message, to: &line)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where key != "time" && key != "level" && key != "message" {
-            line += ","
-            JSONWriter.appendQuoted(key, to: &line)
-            line += ":"
-            Self.append(value, to: &line)
-        }
-        line += "}\n"
         return line
     }
 

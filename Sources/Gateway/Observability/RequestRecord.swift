@@ -97,13 +97,8 @@ struct AccessLog: Sendable {
         label: String, time: String, requestID: String, method: String, path: String, status: Int, latency: Duration,
         record: RequestRecord, upstream: UpstreamTiming?
     ) -> String {
-        var line = ""
-        line.reserveCapacity(400)
-        line += "{\"time\":\""
-        line += time
-        line += "\",\"level\":\"info\",\"logger\":"
-        JSONWriter.appendQuoted(label, to: &line)
-        line += ",\"message\":\"request\",\"auth\":"
+        var line = JSONLogHandler.start(label: label, level: .info, message: "request", time: time)
+        line += ",\"auth\":"
         JSONWriter.appendQuoted(record.authSource, to: &line)
         if let reason = record.errorReason {
             line += ",\"error\":"
