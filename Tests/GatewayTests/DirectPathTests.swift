@@ -208,7 +208,7 @@ struct DirectPathTests {
     func splitAndSlowHeads() async throws {
         try await ProxyFixture.run(configure: { $0.server.headerTimeoutSeconds = 1.5 }) { gateway, upstream in
             let port = gateway.port
-            let answer = try await Self.onThread {
+            let answer = try await RawSocketClient.onThread {
                 let fd = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(5), sendTimeout: .seconds(2))
                 defer { close(fd) }
                 for piece in ["GET /open/echo/split HT", "TP/1.1\r\nHo", "st: t\r\n", "\r\n"] {
@@ -276,7 +276,7 @@ struct DirectPathTests {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
             let total = 200_000_000
             let port = gateway.port
-            let (start, received, closed) = try await Self.onThread { () throws -> (String, Int, Bool) in
+            let (start, received, closed) = try await RawSocketClient.onThread { () throws -> (String, Int, Bool) in
                 let fd = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(3), sendTimeout: .seconds(2))
                 defer { close(fd) }
                 var size: Int32 = 16 * 1024
@@ -303,13 +303,6 @@ struct DirectPathTests {
             #expect(start == "HTTP/1.1 200 ")
             #expect(closed, "the connection stayed open")
             #expect(received < total / 2, "the whole answer kept coming: the connection was not cut off")
-        }
-    }
-
-    /// Runs blocking socket calls on a thread of their own, never on the cooperative pool the servers' tasks need.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
         }
     }
 }

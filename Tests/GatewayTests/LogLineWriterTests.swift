@@ -18,13 +18,6 @@ struct LogLineWriterTests {
         return (ends[0], ends[1])
     }
 
-    /// Runs blocking work on a thread of its own.
-    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: work()) }.start()
-        }
-    }
-
     /// Reads exactly `count` bytes (blocking).
     static func read(_ fd: Int32, count: Int) -> [UInt8] {
         var result: [UInt8] = []
@@ -66,7 +59,7 @@ struct LogLineWriterTests {
         for _ in 0..<count { writer.append(line) }
         // Now drain the pipe to its end while everything kept (and the warnings) is written out, both on threads of
         // their own: each blocks until the other moves, which must not tie up the tests' cooperative threads.
-        async let drained = Self.onThread { () -> String in
+        async let drained = RawSocketClient.onThread { () -> String in
             var text: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -77,7 +70,7 @@ struct LogLineWriterTests {
             return String(decoding: text, as: UTF8.self)
         }
         // Once this flush returns, everything appended before it has been written: the write end can close.
-        await Self.onThread {
+        await RawSocketClient.onThread {
             writer.flush()
             close(writeEnd)
         }

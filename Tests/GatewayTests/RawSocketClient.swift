@@ -11,14 +11,24 @@ enum RawSocketClient {
         let description: String
     }
 
+    /// Runs blocking work (socket calls, pipes) on a thread of its own, never on the cooperative pool that the
+    /// servers' tasks in the same process need.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    /// ``onThread(_:)`` for work that cannot fail.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
     /// Writes `bytes`, then reads until EOF or `timeoutSeconds` of silence. Runs off the cooperative pool.
     static func exchange(port: Int, bytes: [UInt8], timeoutSeconds: Int = 5) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try Self.blockingExchange(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds) })
-            }
-            thread.start()
-        }
+        try await Self.onThread { try Self.blockingExchange(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds) }
     }
 
     static func exchange(port: Int, text: String, timeoutSeconds: Int = 5) async throws -> String {
@@ -28,28 +38,23 @@ enum RawSocketClient {
     /// Connects, writes `prefix`, then one byte of `dribble` every `interval` until the server closes the
     /// connection or `maxSeconds` pass. Returns whether the server closed it (a slow client was cut off).
     static func dribble(port: Int, prefix: String, dribble: String, interval: Duration, maxSeconds: Int) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result {
-                    let fd = try Self.connected(port: port, timeoutSeconds: 1)
-                    defer { close(fd) }
-                    _ = Array(prefix.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    let clock = ContinuousClock()
-                    let end = clock.now.advanced(by: .seconds(maxSeconds))
-                    var bytes = Array(dribble.utf8)[...]
-                    while clock.now < end {
-                        if bytes.isEmpty { bytes = Array(dribble.utf8)[...] }
-                        var byte = bytes.removeFirst()
-                        if send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) <= 0 { return true }
-                        // A closed connection shows as EOF (0) on a non-blocking peek.
-                        var probe: UInt8 = 0
-                        if recv(fd, &probe, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0 { return true }
-                        Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
-                    }
-                    return false
-                })
+        try await Self.onThread {
+            let fd = try Self.connected(port: port, timeoutSeconds: 1)
+            defer { close(fd) }
+            _ = Array(prefix.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let clock = ContinuousClock()
+            let end = clock.now.advanced(by: .seconds(maxSeconds))
+            var bytes = Array(dribble.utf8)[...]
+            while clock.now < end {
+                if bytes.isEmpty { bytes = Array(dribble.utf8)[...] }
+                var byte = bytes.removeFirst()
+                if send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) <= 0 { return true }
+                // A closed connection shows as EOF (0) on a non-blocking peek.
+                var probe: UInt8 = 0
+                if recv(fd, &probe, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0 { return true }
+                Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
             }
-            thread.start()
+            return false
         }
     }
 

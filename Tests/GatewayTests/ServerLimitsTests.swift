@@ -130,7 +130,7 @@ struct ExpectContinueTests {
         // Not waiting for readiness: the harness would poll /readyz over a kept-alive connection of its own.
         try await GatewayHarness.run(configure: { $0.server.maxConnections = 2 }, waitUntilReady: false) { gateway in
             let port = gateway.port
-            let outcome = try await DirectPathTests.onThread { () throws -> (first: String, waiting: Int, third: String) in
+            let outcome = try await RawSocketClient.onThread { () throws -> (first: String, waiting: Int, third: String) in
                 let request = Array("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
                 func ask(_ fd: Int32) -> String {
                     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -48,10 +48,7 @@ struct RawHTTPExchange: Sendable {
 
     /// Connects to `127.0.0.1:port`, writes `bytes`, and reads answers on a thread of its own.
     func run(port: Int, bytes: [UInt8]) async -> Outcome {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: self.blockingRun(port: port, bytes: bytes)) }
-            thread.start()
-        }
+        await RawSocketClient.onThread { self.blockingRun(port: port, bytes: bytes) }
     }
 
     private func blockingRun(port: Int, bytes: [UInt8]) -> Outcome {
