@@ -245,6 +245,26 @@ struct DirectPathTests {
         }
     }
 
+    @Test(
+        "a pooled connection that fails before any answer: an idempotent request is sent once more, a POST never twice",
+        arguments: Path.allCases, ["GET", "DELETE", "POST", "PATCH"]
+    )
+    func retryOnStaleConnection(path: Path, method: String) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            // One client connection, so the second request takes the upstream connection the first one pooled; the
+            // upstream resets it on reading the second request (as one closing a kept-alive connection would).
+            let requests = "GET /open/echo HTTP/1.1\r\nHost: t\r\n\r\n" + "\(method) /open/reset HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array(requests.utf8))
+            #expect(outcome.responses.map(\.status) == [200, 502])
+            #expect(outcome.responses.last.flatMap { String(decoding: $0.body, as: UTF8.self) }?.contains("UPSTREAM_ERROR") == true)
+            let idempotent = method == "GET" || method == "DELETE"
+            // The echo, then the reset request: twice (the retry on a new connection is reset too) or once.
+            #expect(upstream.requestCount == (idempotent ? 3 : 2))
+            #expect(upstream.connectionCount == (idempotent ? 2 : 1))
+        }
+    }
+
     @Test("an answer that stops moving is cut off after the route's timeout, on every path", arguments: Path.allCases)
     func stalledAnswer(path: Path) async throws {
         // The pattern's table is built on first use (slow in a debug build): not while the route's clock runs.

@@ -12,8 +12,8 @@ import Synchronization
 /// A request's life, all on the client connection's event loop: a declared `Content-Length` over the limit is a
 /// 413 before anything is sent; a pooled keep-alive connection on the same event loop (or a new one) carries the
 /// head and then the body, streamed and counted (cut off with 413 past the limit); the route's timeout bounds the
-/// wait for the response head (504); a failure before the head is a 502 (a request without a body that fails on a
-/// reused connection — one the upstream closed meanwhile — is retried once on a new connection); after the head,
+/// wait for the response head (504); a failure before the head is a 502 (an idempotent request without a body that
+/// fails on a reused connection — one the upstream closed meanwhile — is retried once on a new connection); after the head,
 /// status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection goes
 /// back to the pool once the answer has been read to its end.
 struct UpstreamForwarder: Sendable {
@@ -121,7 +121,7 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// Sends the request and waits for the response head; on a reused connection that fails before any answer,
-    /// a body-less request is tried once more on a new connection.
+    /// an idempotent body-less request is tried once more on a new connection.
     private func exchange(
         _ head: HTTPRequest, body: RequestBody?, context: RequestContext
     ) async throws -> (UpstreamConnection, HTTPResponse, UpstreamUpload?) {
@@ -129,7 +129,7 @@ struct UpstreamForwarder: Sendable {
         do {
             let (response, upload) = try await self.send(head, body: body, on: connection, context: context)
             return (connection, response, upload)
-        } catch Failure.unreachable where reused && body == nil && !Task.isCancelled {
+        } catch Failure.unreachable where reused && body == nil && UpstreamRoute.retriesOnStaleConnection(head.method) && !Task.isCancelled {
             let fresh = try await self.newConnection(on: context.channel.eventLoop)
             let (response, upload) = try await self.send(head, body: body, on: fresh, context: context)
             return (fresh, response, upload)

@@ -162,6 +162,18 @@ final class UpstreamRoute: Sendable {
         }
     }
 
+    /// Whether a request that failed on a reused connection, before any answer, may be sent once more on a new
+    /// one. A pooled connection the upstream closed meanwhile fails that way, but so does one the upstream closed
+    /// after it had received, perhaps acted on, the request: a proxy must not automatically retry a non-idempotent
+    /// request (RFC 9112 §9.3.1), so only the idempotent methods of RFC 9110 §9.2.2 are tried again (HAProxy's
+    /// `retry-on` and Go's transport draw the same line), and only without a body (it is not kept for a replay).
+    static func retriesOnStaleConnection(_ method: HTTPRequest.Method) -> Bool {
+        switch method {
+        case .get, .head, .options, .trace, .put, .delete: true
+        default: false
+        }
+    }
+
     /// An error's type as a snake_case label (`IOError` → `ioerror`), for `unreachable` reasons.
     static func label(_ error: any Error) -> String {
         String("\(type(of: error))".lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })

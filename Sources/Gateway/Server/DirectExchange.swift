@@ -20,7 +20,7 @@ protocol DirectAnswerSink: AnyObject {
 /// is one write), and the connection pooled again once the answer has ended. The same rules as
 /// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
 /// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
-/// closed; a failure or a stall in the body closes the client's connection (the answer is truncated); the client
+/// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in the body closes the client's connection (the answer is truncated); the client
 /// going away closes the upstream connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
 final class DirectExchange: DirectUpstreamReceiver {
     private enum State {
@@ -137,7 +137,7 @@ final class DirectExchange: DirectUpstreamReceiver {
             self.connection = nil
             if timedOut {
                 self.fail(.timeout)
-            } else if self.reused, !self.retried {
+            } else if self.reused, !self.retried, UpstreamRoute.retriesOnStaleConnection(self.head.method) {
                 // A pooled connection the upstream had closed: once more, on a new one.
                 self.retried = true
                 self.connect()
