@@ -20,6 +20,28 @@ struct CredentialsTests {
         #expect(try self.extract([("Authorization", "BEARER    a.b.c")]) == .bearer("a.b.c"))
     }
 
+    @Test("token68, character by character: every visible ASCII character inside a token and at its end")
+    func token68Characters() throws {
+        let token68 = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/")
+        for scalar in (0x21...0x7E).compactMap(Unicode.Scalar.init) {
+            let character = Character(scalar)
+            let inside = "a\(character)b"
+            let accepted = try self.extract([("Authorization", "Bearer " + inside)]) == .bearer(Substring(inside))
+            #expect(accepted == token68.contains(character), "inside: \(character)")
+            // At the end, `=` is padding too.
+            let atEnd = "ab\(character)"
+            let acceptedAtEnd = try self.extract([("Authorization", "Bearer " + atEnd)]) == .bearer(Substring(atEnd))
+            #expect(acceptedAtEnd == (token68.contains(character) || character == "="), "at the end: \(character)")
+        }
+        // A long token: the check covers every byte, not a prefix.
+        let long = String(repeating: "abcXYZ019-_.", count: 100)
+        #expect(try self.extract([("Authorization", "Bearer " + long)]) == .bearer(Substring(long)))
+        guard case .malformedBearer = try self.extract([("Authorization", "Bearer " + long + "!" + long)]) else {
+            Issue.record("accepted a token with ! in the middle")
+            return
+        }
+    }
+
     @Test("other schemes are not bearer credentials")
     func otherSchemes() throws {
         #expect(try self.extract([("Authorization", "Basic dXNlcjpwYXNz")]) == .none)

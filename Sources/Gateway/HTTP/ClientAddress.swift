@@ -7,8 +7,9 @@ import NIOCore
 enum ClientAddress {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
-    static func resolve(peer: SocketAddress?, headers: HTTPFields, trustedProxies: [IPAddressRange]) -> String {
-        let peerAddress = peer?.ipAddress ?? "unknown"
+    /// - Parameter peer: the connection's peer address as text (`SocketAddress.ipAddress`), nil when unknown.
+    static func resolve(peer: String?, headers: HTTPFields, trustedProxies: [IPAddressRange]) -> String {
+        let peerAddress = peer ?? "unknown"
         guard !trustedProxies.isEmpty, Self.isTrusted(peerAddress, trustedProxies) else { return peerAddress }
         let hops = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }.map {
             String($0.trimmingCharacters(" \t"))

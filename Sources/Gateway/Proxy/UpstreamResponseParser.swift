@@ -495,10 +495,12 @@ struct UpstreamResponseParser {
                 valueEnd -= 1
             }
             var v = valueStart
+            var valueIsASCII = true
             while v < valueEnd {
                 guard isFieldValueByte(p[v]) else {
                     return .failure(.invalid("invalid byte in header field value"))
                 }
+                if p[v] >= 0x80 { valueIsASCII = false }
                 v += 1
             }
 
@@ -549,7 +551,14 @@ struct UpstreamResponseParser {
                 guard let name = HTTPField.Name(nameString) else {
                     return .failure(.invalid("invalid header field name"))
                 }
-                fields.append(HTTPField(name: name, value: UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd])))
+                let valueBytes = UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd])
+                // An ASCII value as a `String`, which is what the answer's writer reads (kept as bytes, it would be
+                // decoded again there); obs-text stays bytes, exactly as received.
+                fields.append(
+                    valueIsASCII
+                        ? HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self))
+                        : HTTPField(name: name, value: valueBytes)
+                )
             }
             pos = lf + 1
         }

@@ -7,15 +7,15 @@ public import RateLimiting
 public struct RateLimiter: Sendable {
     public let limits: [String: RateLimit]
     public let store: any RateLimitStore
-    /// Each limit's `RateLimit-Policy` value (it never changes).
-    private let policies: [String: String]
+    /// Each limit with what its answers carry that never changes, worked out once.
+    private let rendered: [String: Rendered]
     let metrics: GatewayMetrics?
     let logger: Logger
 
     public init(limits: [RateLimit], store: any RateLimitStore, metrics: GatewayMetrics? = nil, logger: Logger) {
         self.limits = Dictionary(limits.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.store = store
-        self.policies = self.limits.mapValues { RateLimitHeaders.policy($0) }
+        self.rendered = self.limits.mapValues { Rendered($0) }
         self.metrics = metrics
         self.logger = logger
     }
@@ -23,10 +23,24 @@ public struct RateLimiter: Sendable {
     static let policyHeader = HTTPField.Name("RateLimit-Policy")!
     static let stateHeader = HTTPField.Name("RateLimit")!
 
+    /// A limit, its `RateLimit-Policy` field and its quoted name (the start of every `RateLimit` value).
+    private struct Rendered: Sendable {
+        let limit: RateLimit
+        let policy: HTTPField
+        let quotedName: String
+
+        init(_ limit: RateLimit) {
+            self.limit = limit
+            self.policy = HTTPField(name: RateLimiter.policyHeader, value: RateLimitHeaders.policy(limit))
+            self.quotedName = RateLimitHeaders.quoted(limit.name)
+        }
+    }
+
     /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
     /// - Parameter outcome: set to `allowed`, `limited`, `shadow` or `store_error` (for the access log).
     func check(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> HTTPFields {
-        let limit = try self.limit(rule)
+        let rendered = try self.rendered(rule)
+        let limit = rendered.limit
         let decision: RateLimitDecision
         do {
             decision = try await self.store.check(limit, key: key, cost: rule.cost)
@@ -39,7 +53,7 @@ public struct RateLimiter: Sendable {
                 reason: "rate_limit_store_\(error.shortDescription)", retryAfter: 1
             )
         }
-        return try self.apply(decision, of: limit, outcome: &outcome)
+        return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
     /// Whether `checkNow` decides: the buckets are in this process.
@@ -47,24 +61,26 @@ public struct RateLimiter: Sendable {
 
     /// `check` without suspending, for a store that `decidesWithoutWaiting`; nil (nothing taken) for any other.
     func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> HTTPFields? {
-        let limit = try self.limit(rule)
-        guard let decision = self.store.checkWithoutWaiting(limit, key: key, cost: rule.cost) else { return nil }
-        return try self.apply(decision, of: limit, outcome: &outcome)
+        let rendered = try self.rendered(rule)
+        guard let decision = self.store.checkWithoutWaiting(rendered.limit, key: key, cost: rule.cost) else { return nil }
+        return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
-    private func limit(_ rule: RouteRateLimit) throws(GatewayError) -> RateLimit {
-        guard let limit = self.limits[rule.name] else {
+    private func rendered(_ rule: RouteRateLimit) throws(GatewayError) -> Rendered {
+        guard let rendered = self.rendered[rule.name] else {
             // Routes are checked against the limits at start-up; reaching this is a bug: fail closed.
             throw GatewayError.internalError()
         }
-        return limit
+        return rendered
     }
 
     /// A decision as headers, or as the 429 that carries them; counted and, in shadow mode, logged.
-    private func apply(_ decision: RateLimitDecision, of limit: RateLimit, outcome: inout String) throws(GatewayError) -> HTTPFields {
+    private func apply(_ decision: RateLimitDecision, of rendered: Rendered, outcome: inout String) throws(GatewayError) -> HTTPFields {
+        let limit = rendered.limit
         var headers = HTTPFields()
-        headers[Self.policyHeader] = self.policies[limit.name] ?? RateLimitHeaders.policy(limit)
-        headers[Self.stateHeader] = RateLimitHeaders.state(limit, decision)
+        headers.reserveCapacity(2)
+        headers.append(rendered.policy)
+        headers.append(HTTPField(name: Self.stateHeader, value: RateLimitHeaders.state(quotedName: rendered.quotedName, decision)))
         outcome = decision.shadowLimited ? "shadow" : decision.allowed ? "allowed" : "limited"
         self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
         if decision.shadowLimited {

@@ -28,6 +28,8 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
 
     let responder: GatewayResponder
     private var context: ChannelHandlerContext?
+    /// The peer's address as text, for every request on the connection (formatting it is not free).
+    private lazy var peer: String? = self.context?.channel.remoteAddress?.ipAddress
     /// Requests handed to the async path whose answers have not all been written.
     private var handedOn = 0
     /// The request being read was handed on: its body and end go the same way.
@@ -174,7 +176,7 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
 
     /// Whether the direct path took the request.
     private func start(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
-        switch self.responder.directStart(head, channel: context.channel) {
+        switch self.responder.directStart(head, channel: context.channel, peer: self.peer) {
         case .handOn:
             return false
         case .refuse(var request, let error):

@@ -33,7 +33,8 @@ enum DirectStart {
 /// identified from the verified-token cache or a key already held, under an in-process rate limit or none. Any
 /// other request is handed on before anything is counted, so each request goes through exactly one of the paths.
 extension GatewayResponder {
-    func directStart(_ head: HTTPRequest, channel: any Channel) -> DirectStart {
+    /// - Parameter peer: the connection's peer address as text, worked out once per connection by its handler.
+    func directStart(_ head: HTTPRequest, channel: any Channel, peer: String?) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path), let upstream = route.direct, route.allows(head.method),
@@ -52,7 +53,7 @@ extension GatewayResponder {
         request.record.route = route.name
         var identity: Identity?
         if route.auth != .none {
-            let clientAddress = { ClientAddress.resolve(peer: channel.remoteAddress, headers: fields, trustedProxies: self.trustedProxies) }
+            let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
             do {
                 let outcome =
                     route.auth == .required
@@ -78,7 +79,7 @@ extension GatewayResponder {
             }
         }
         var upstreamFields = upstream.headers.fields(
-            for: head, requestID: request.requestID, identity: identity, peer: channel.remoteAddress?.ipAddress, now: WallClock.now()
+            for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now()
         )
         if fields[.contentLength] != nil { upstreamFields[.contentLength] = "0" }
         let upstreamHead = HTTPRequest(

@@ -145,7 +145,7 @@ final class GatewayResponder: Sendable {
     private func identify(_ request: Request, route: Route, channel: any Channel, record: inout RequestRecord) async throws(GatewayError) -> Identity? {
         guard route.auth != .none else { return nil }
         let clientAddress = {
-            ClientAddress.resolve(peer: channel.remoteAddress, headers: request.headers, trustedProxies: self.trustedProxies)
+            ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headers, trustedProxies: self.trustedProxies)
         }
         do {
             let identity =

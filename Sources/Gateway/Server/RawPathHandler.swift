@@ -35,6 +35,8 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private let responder: GatewayResponder
     private let limits: Limits
     private var context: ChannelHandlerContext?
+    /// The peer's address as text, for every request on the connection (formatting it is not free).
+    private lazy var peer: String? = self.context?.channel.remoteAddress?.ipAddress
     /// The connection has been handed over: everything passes through.
     private var handedOver = false
     /// `channelActive` was kept from the handlers behind this one until the handover.
@@ -181,7 +183,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 self.handOver(context)
                 return
             }
-            let start = self.responder.directStart(head, channel: context.channel)
+            let start = self.responder.directStart(head, channel: context.channel, peer: self.peer)
             if case .handOn = start {
                 self.handOver(context)
                 return

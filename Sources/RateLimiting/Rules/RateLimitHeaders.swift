@@ -10,7 +10,18 @@ public enum RateLimitHeaders {
     /// The `RateLimit` value, e.g. `"story-generation";r=9;t=360`: whole tokens remaining and the seconds,
     /// rounded up, until the next whole token (0 when full).
     public static func state(_ limit: RateLimit, _ decision: RateLimitDecision) -> String {
-        "\(quoted(limit.name));r=\(max(0, decision.remaining));t=\(wholeSecondsUp(decision.secondsToNextToken))"
+        self.state(quotedName: self.quoted(limit.name), decision)
+    }
+
+    /// `state` with the limit's name already quoted (``quoted(_:)``), as a caller that renders it once keeps it.
+    public static func state(quotedName: String, _ decision: RateLimitDecision) -> String {
+        var value = quotedName
+        value.reserveCapacity(quotedName.utf8.count + 32)
+        value += ";r="
+        value += String(max(0, decision.remaining))
+        value += ";t="
+        value += String(wholeSecondsUp(decision.secondsToNextToken))
+        return value
     }
 
     /// The `Retry-After` value in whole seconds: `retryAfter` rounded up, and at least 1 when the request was refused.
@@ -29,7 +40,7 @@ public enum RateLimitHeaders {
     private static let maximumSeconds = 366 * 86_400
 
     /// An sf-string: quotes, with `\` and `"` escaped and other non-printable bytes dropped.
-    static func quoted(_ name: String) -> String {
+    public static func quoted(_ name: String) -> String {
         var result = "\""
         for scalar in name.unicodeScalars where scalar.value >= 0x20 && scalar.value < 0x7F {
             if scalar == "\"" || scalar == "\\" { result.append("\\") }

@@ -1,0 +1,32 @@
+import Testing
+
+@testable import Gateway
+
+/// `X-Request-ID`: what the gateway generates, and which incoming ids it keeps.
+@Suite("Request ids")
+struct RequestIDTests {
+    @Test("generated ids: 32 lowercase hex digits, one random prefix per generator, then a counter")
+    func generated() throws {
+        let generator = RequestIDGenerator()
+        let ids = (0..<3).map { _ in generator.next() }
+        for id in ids {
+            #expect(id.utf8.count == 32)
+            #expect(id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            #expect(RequestIDGenerator.isAcceptable(id))
+        }
+        #expect(Set(ids.map { $0.prefix(16) }).count == 1)
+        let counters = try ids.map { try #require(UInt64($0.dropFirst(16), radix: 16)) }
+        #expect(counters == [1, 2, 3])
+        // Another generator (another process) draws another prefix.
+        #expect(RequestIDGenerator().next().prefix(16) != ids[0].prefix(16))
+    }
+
+    @Test("incoming ids are kept only when they are safe to echo", arguments: [
+        ("client-trace-7", true), ("a:b=c+d/e@f.g_h", true), (String(repeating: "x", count: 128), true),
+        ("", false), (String(repeating: "x", count: 129), false), ("two words", false), ("quote\"", false),
+        ("new\nline", false), ("é", false), ("<script>", false),
+    ])
+    func incoming(id: String, kept: Bool) {
+        #expect(RequestIDGenerator.isAcceptable(id) == kept)
+    }
+}
