@@ -141,6 +141,17 @@ struct ProxyComponentTests {
         #expect(HopByHopHeaders.listsClose(value) == closes)
     }
 
+    @Test("the fields Connection names: keep-alive names none, several Connection fields are one list", arguments: [
+        (["keep-alive"], []), (["Keep-Alive"], []), ([" keep-alive\t"], []), (["keep-alive, X-Hop"], ["x-hop"]),
+        (["X-A ,x-b"], ["x-a", "x-b"]), (["keep-alive", "X-C"], ["x-c"]), (["keep-alivex"], ["keep-alivex"]),
+        (["close"], ["close"]), ([",,"], []), ([String]() , []),
+    ] as [([String], [String])])
+    func connectionOptions(_ values: [String], named: [String]) {
+        var fields = HTTPFields()
+        for value in values { fields.append(HTTPField(name: .connection, value: value)) }
+        #expect(Set(HopByHopHeaders.connectionOptions(fields).map(\.canonicalName)) == Set(named))
+    }
+
     @Test("hop-by-hop response fields are removed, end-to-end ones and Content-Length kept")
     func responseFields() {
         var upstream = HTTPFields()

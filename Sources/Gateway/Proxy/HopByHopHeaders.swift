@@ -26,22 +26,34 @@ enum HopByHopHeaders {
 
     /// The fields the `Connection` values of `fields` name (RFC 9110 §7.6.1), empty when there is no `Connection`.
     static func connectionOptions(_ fields: HTTPFields) -> Set<HTTPField.Name> {
-        let values = fields[values: .connection]
-        guard !values.isEmpty else { return [] }
-        return Self.options(values)
-    }
-
-    private static func options(_ values: [String]) -> Set<HTTPField.Name> {
+        // Several `Connection` fields read as one list (RFC 9110 §5.3): HTTPFields joins them with ", ".
+        guard let value = fields[.connection] else { return [] }
+        // `keep-alive` alone (on nearly every answer) names `Keep-Alive`, which goes anyway: no set to build.
+        if Self.isKeepAlive(value) { return [] }
         var names: Set<HTTPField.Name> = []
-        for value in values {
-            for option in value.split(separator: ",") {
-                let token = option.trimmingSpaces()
-                // `keep-alive` (on nearly every answer) names `Keep-Alive`, which goes anyway.
-                if token.utf8.count == 10, token.lowercased() == "keep-alive" { continue }
-                if let name = HTTPField.Name(String(token)) { names.insert(name) }
-            }
+        for option in value.split(separator: ",") {
+            let token = option.trimmingSpaces()
+            if token.utf8.count == 10, token.lowercased() == "keep-alive" { continue }
+            if let name = HTTPField.Name(String(token)) { names.insert(name) }
         }
         return names
+    }
+
+    /// Whether a `Connection` value is the one token `keep-alive` (any case, optional whitespace around it), read
+    /// without allocating.
+    private static func isKeepAlive(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in
+            var first = 0
+            var last = bytes.count
+            while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+            while first < last, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+            guard last - first == 10 else { return false }
+            for (offset, expected) in "keep-alive".utf8.enumerated() where bytes[first + offset] | 0x20 != expected {
+                return false
+            }
+            return true
+        }
     }
 
     /// Whether a `Connection` value lists the `close` option (a case-insensitive token, RFC 9110 §7.6.1), read
