@@ -44,6 +44,16 @@ public final class UpstreamTestServer: LocalTestServer {
     /// Requests received so far (counted before they are answered).
     public var requestCount: Int { self.listener.stats.requests }
 
+    /// The requests received once there are at least `count` of them, or what there are after `limit`: a request
+    /// the gateway gave up on (a timeout) may still be on its way through this server's parser.
+    public func requestCount(reaching count: Int, within limit: Duration = .seconds(5)) async -> Int {
+        let deadline = ContinuousClock.now + limit
+        while self.requestCount < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return self.requestCount
+    }
+
     /// Connections accepted so far.
     public var connectionCount: Int { self.listener.stats.accepted }
 

@@ -195,7 +195,9 @@ struct ProxyEndToEndTests {
             #expect(response.status == 504)
             #expect(response.errorCode == "UPSTREAM_TIMEOUT")
             #expect(response.header("content-type") == "application/json")
-            #expect(upstream.requestCount == 1)
+            // Sent once, and not again after the timeout (under a loaded test run it may reach the upstream's
+            // parser only after the gateway has answered).
+            #expect(await upstream.requestCount(reaching: 1) == 1)
         }
     }
 
