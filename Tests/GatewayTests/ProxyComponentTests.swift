@@ -83,9 +83,22 @@ struct ProxyComponentTests {
         )
         let expected: [(String, String)] = [
             ("Content-Type", "application/json"), ("Cookie", "a=b"), ("X-End-To-End", "kept"), ("X-Forwarded-For", "10.0.0.9"),
-            ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "gateway.example"), ("X-Request-ID", "gw-1"), ("X-User-Id", "alice"),
+            ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "gateway.example"), ("X-Request-ID", "gw-1"), ("Via", "1.1 storygate"),
+            ("X-User-Id", "alice"),
         ]
         #expect(headers.map { "\($0.name): \($0.value)" } == expected.map { "\($0.0): \($0.1)" })
+    }
+
+    @Test("Via: the gateway's hop after those the client's request passed (RFC 9110 §7.6.3)")
+    func via() {
+        let rules = Self.rules()
+        let plain = rules.fields(for: Self.request([]).head, requestID: "gw-1", identity: nil, peer: "10.0.0.9", now: 1_700_000_000)
+        #expect(plain["Via"] == ["1.1 storygate"])
+        let relayed = rules.fields(
+            for: Self.request([("Via", "1.1 cdn-edge, 1.0 corp-proxy"), ("Via", "1.1 lb")]).head, requestID: "gw-1", identity: nil,
+            peer: "10.0.0.9", now: 1_700_000_000
+        )
+        #expect(relayed["Via"] == ["1.1 cdn-edge, 1.0 corp-proxy", "1.1 lb", "1.1 storygate"])
     }
 
     @Test("from a trusted proxy: X-Forwarded-For appended to, -Proto, -Host and Forwarded believed")

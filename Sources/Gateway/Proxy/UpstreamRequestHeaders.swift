@@ -12,7 +12,10 @@ import NIOHTTP1
 /// - `X-Forwarded-For`, `-Proto`, `-Host` and `Forwarded` are believed only from a peer in `TRUSTED_PROXIES`:
 ///   from one, the client's `X-Forwarded-For` is kept and the peer appended; otherwise they are replaced by the
 ///   peer's address, `http` and the request's `Host`;
-/// - `X-Request-ID` is the gateway's request id.
+/// - `X-Request-ID` is the gateway's request id;
+/// - `Via: 1.1 storygate` is added after any `Via` the client sent (RFC 9110 §7.6.3: a gateway sends one in every
+///   request it forwards; a pseudonym, not the host name). StoryGate speaks HTTP/1.1 to upstreams and names its
+///   hop `1.1` (the version of an HTTP/1.0 client's request is not kept past the parser).
 struct UpstreamRequestHeaders: Sendable {
     private enum Handling {
         case drop
@@ -28,6 +31,7 @@ struct UpstreamRequestHeaders: Sendable {
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwarded = HTTPField.Name("Forwarded")!
     static let requestID = HTTPField.Name("X-Request-ID")!
+    static let via = HTTPField(name: HTTPField.Name("Via")!, value: "1.1 storygate")
 
     /// Fields with a rule of their own; any other field is copied unless it is hop-by-hop.
     private let handling: [HTTPField.Name: Handling]
@@ -99,6 +103,7 @@ struct UpstreamRequestHeaders: Sendable {
             headers.append(HTTPField(name: Self.forwardedHost, value: host))
         }
         headers.append(HTTPField(name: Self.requestID, value: requestID))
+        headers.append(Self.via)
         if let identity {
             headers.append(HTTPField(name: Self.userID, value: identity.uid))
             if let key = self.assertionKey {
