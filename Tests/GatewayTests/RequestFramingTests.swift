@@ -43,8 +43,14 @@ struct RequestFramingTests {
 
     /// Sends `vector` to `path`, with a request behind it; expects one JSON 400 `MALFORMED_REQUEST` and the close.
     static func expectRefused(_ vector: Vector, path: String, port: Int, extraFields: String = "", version: String = "HTTP/1.1") async throws {
-        let request = "POST \(path) \(version)\r\nHost: a\r\n\(extraFields)\(vector.fields)\r\n\(vector.body)" + Self.smuggled
-        let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(port: port, bytes: Array(request.utf8))
+        let request = "POST \(path) \(version)\r\nHost: a\r\n\(extraFields)\(vector.fields)\r\n\(vector.body)"
+        try await Self.expectRefused(request, port: port, vector: vector)
+    }
+
+    /// Sends `request` with a request behind it; expects one JSON 400 `MALFORMED_REQUEST` and the close.
+    static func expectRefused(_ request: String, port: Int, vector: some CustomStringConvertible) async throws {
+        let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5)
+            .run(port: port, bytes: Array((request + Self.smuggled).utf8))
         #expect(outcome.ending == .closed, "\(vector): \(outcome.ending)")
         #expect(outcome.responses.count == 1, "\(vector): \(outcome.responses.map(\.status))")
         let answer = try #require(outcome.responses.first, "\(vector)")
@@ -90,6 +96,26 @@ struct RequestFramingTests {
             )
             #expect(outcome.responses.map(\.status) == [200, 200])
             #expect(upstream.requestCount == 2)
+        }
+    }
+
+    @Test(
+        "an HTTP/1.1 request without Host is a JSON 400 and the close (RFC 9112 §3.2), on every path; HTTP/1.0 may omit it",
+        arguments: DirectPathTests.Path.allCases
+    )
+    func missingHost(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            for request in [
+                "GET /open/echo HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nX-Host: a\r\n\r\n",
+                "GET http://a/open/echo HTTP/1.1\r\n\r\n", "POST /open/echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
+            ] {
+                try await Self.expectRefused(request, port: gateway.port, vector: request)
+            }
+            #expect(upstream.requestCount == 0)
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/echo HTTP/1.0\r\n\r\n".utf8))
+            #expect(outcome.responses.map(\.status) == [200])
+            #expect(upstream.requestCount == 1)
         }
     }
 

@@ -12,12 +12,11 @@ import HTTPTypes
 /// - `Content-Length` on more than one field line, or as a list, whatever the values (§6.3 item 5 allows refusing;
 ///   llhttp refuses it too).
 /// - More than one `Host` field line (§3.2: a server MUST answer 400). NIOHTTPTypes turns the first into the
-///   request's authority and keeps any other as a `Host` field, so a field left over means a second line. A request
-///   without `Host` is let through: HTTP/1.0 health checks often send none, and no route depends on it.
+///   request's authority and keeps any other as a `Host` field, so a field left over means a second line.
 ///
 /// Each refusal is a 400 `MALFORMED_REQUEST` that closes the connection (the body is not read).
-/// `Transfer-Encoding` in an HTTP/1.0 request is refused earlier, by ``HTTP10FramingCheck``: the HTTP types these
-/// rules read carry no version.
+/// The rules that depend on the version — `Transfer-Encoding` in an HTTP/1.0 request, an HTTP/1.1 request without
+/// `Host` — are checked earlier, by ``HTTPVersionCheck``: the HTTP types these rules read carry no version.
 enum RequestFraming {
     static let host = HTTPField.Name("Host")!
 
