@@ -119,6 +119,33 @@ struct RequestFramingTests {
         }
     }
 
+    @Test("a Host that is not host[:port] is a JSON 400 and the close (RFC 9112 §3.2), on every path", arguments: DirectPathTests.Path.allCases)
+    func invalidHost(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            for host in ["a b", "exa mple.com:443", "a:b", "[::1", "a/b", "user@a", "a:80:81", "%zz"] {
+                for target in ["/open/echo", "/healthz"] {
+                    try await Self.expectRefused("GET \(target) HTTP/1.1\r\nHost: \(host)\r\n\r\n", port: gateway.port, vector: "Host: \(host)")
+                }
+            }
+            #expect(upstream.requestCount == 0)
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                port: gateway.port,
+                bytes: Array("GET /open/echo HTTP/1.1\r\nHost: [::1]:8080\r\n\r\nGET /open/echo HTTP/1.1\r\nHost: \r\n\r\n".utf8)
+            )
+            #expect(outcome.responses.map(\.status) == [200, 200])
+        }
+    }
+
+    @Test("Host values: uri-host and an optional port (RFC 3986 §3.2.2)", arguments: [
+        ("", true), ("a", true), ("a:", true), ("a:80", true), ("127.0.0.1:8080", true), ("[::1]", true), ("[::1]:443", true),
+        ("[v1.fe80::a+en1]", true), ("[fe80::1%25eth0]:80", true), ("xn--bcher-kva.example", true), ("a%2Db", true), ("sub_domain.example~", true),
+        ("a b", false), ("a:b", false), ("[::1", false), ("[]", false), ("a/b", false), ("user@a", false), ("a:80:81", false),
+        ("%zz", false), ("a%2", false), ("[::1]x", false), ("é.example", false), ("a\tb", false),
+    ])
+    func hostValues(_ value: String, valid: Bool) {
+        #expect(RequestFraming.isValidHost(value) == valid)
+    }
+
     @Test("exactly chunked passes, in any case and with surrounding spaces; one Content-Length passes")
     func acceptedFraming() throws {
         func check(_ fields: HTTPFields) throws {
