@@ -245,6 +245,30 @@ struct DirectPathTests {
         }
     }
 
+    @Test("Max-Forwards on OPTIONS (RFC 9110 §7.6.2): at 0 the gateway answers with Allow, else the upstream gets one less", arguments: Path.allCases)
+    func maxForwards(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            let final = try await gateway.request("OPTIONS", "/open/echo", headers: [("Max-Forwards", "0")])
+            #expect(final.status == 200)
+            #expect(final.header("allow")?.contains("OPTIONS") == true)
+            #expect(final.header("allow")?.contains("GET") == true)
+            #expect(final.body.isEmpty)
+            #expect(final.header("x-request-id") != nil)
+            #expect(upstream.requestCount == 0)
+
+            let forwarded = try await gateway.request("OPTIONS", "/open/echo", headers: [("Max-Forwards", "3")])
+            #expect(UpstreamEcho(forwarded).values("Max-Forwards") == ["2"])
+            let get = try await gateway.request("GET", "/open/echo", headers: [("Max-Forwards", "3")])
+            #expect(UpstreamEcho(get).values("Max-Forwards") == ["3"])
+            let unparsable = try await gateway.request("OPTIONS", "/open/echo", headers: [("Max-Forwards", "x")])
+            #expect(UpstreamEcho(unparsable).values("Max-Forwards") == ["x"])
+            #expect(upstream.requestCount == 3)
+            // Authentication still comes first: the route's own answer is for callers it lets in.
+            let unauthenticated = try await gateway.request("OPTIONS", "/api/echo", headers: [("Max-Forwards", "0")])
+            #expect(unauthenticated.status == 401)
+        }
+    }
+
     @Test(
         "a pooled connection that fails before any answer: an idempotent request is sent once more, a POST never twice",
         arguments: Path.allCases, ["GET", "DELETE", "POST", "PATCH"]

@@ -13,6 +13,7 @@ import NIOHTTP1
 ///   from one, the client's `X-Forwarded-For` is kept and the peer appended; otherwise they are replaced by the
 ///   peer's address, `http` and the request's `Host`;
 /// - `X-Request-ID` is the gateway's request id;
+/// - `Max-Forwards` on OPTIONS and TRACE is forwarded less one (``MaxForwards``; at 0 nothing is forwarded);
 /// - `Via: 1.1 storygate` is added after any `Via` the client sent (RFC 9110 §7.6.3: a gateway sends one in every
 ///   request it forwards; a pseudonym, not the host name). StoryGate speaks HTTP/1.1 to upstreams and names its
 ///   hop `1.1` (the version of an HTTP/1.0 client's request is not kept past the parser).
@@ -23,6 +24,7 @@ struct UpstreamRequestHeaders: Sendable {
         case forwardedProto
         case forwardedHost
         case keepFromTrustedPeer
+        case maxForwards
     }
 
     static let userID = HTTPField.Name("X-User-Id")!
@@ -47,7 +49,7 @@ struct UpstreamRequestHeaders: Sendable {
             HTTPField.Name("Host")!: .drop, .contentLength: .drop, .expect: .drop, Self.requestID: .drop, Self.userID: .drop,
             assertionHeader: .drop,
             Self.forwardedFor: .forwardedFor, Self.forwardedProto: .forwardedProto, Self.forwardedHost: .forwardedHost,
-            Self.forwarded: .keepFromTrustedPeer,
+            Self.forwarded: .keepFromTrustedPeer, .maxForwards: .maxForwards,
         ]
         for name in identityHeaders { handling[name] = .drop }
         if !forwardAuthorization { handling[.authorization] = .drop }
@@ -88,6 +90,9 @@ struct UpstreamRequestHeaders: Sendable {
                     continue
                 case .keepFromTrustedPeer:
                     if !peerTrusted { continue }
+                case .maxForwards:
+                    headers.append(HTTPField(name: name, value: MaxForwards.forwarded(field.value, method: request.method)))
+                    continue
                 }
             } else if HopByHopHeaders.isHopByHop(name) {
                 continue

@@ -39,7 +39,7 @@ extension GatewayResponder {
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path), let upstream = route.direct, route.allows(head.method),
             fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
-            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head),
+            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head), !MaxForwards.endsHere(head),
             route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)

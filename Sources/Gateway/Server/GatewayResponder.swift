@@ -86,7 +86,9 @@ final class GatewayResponder: Sendable {
                 try await writer.writeInformationalHead(HTTPResponse(status: .continue))
             }
             let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream)
-            var response = try await route.handler(request, context)
+            var response =
+                route.forwardsUpstream && MaxForwards.endsHere(request.head)
+                ? MaxForwards.optionsAnswer(allowed: route.methods) : try await route.handler(request, context)
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
         } catch var error as GatewayError {
