@@ -24,6 +24,7 @@ import NIOCore
 /// | `…/early/<code>` | the same, at once, without reading the request body |
 /// | `…/hop` | 200 `hop` with hop-by-hop fields (`Connection: X-Hop-Secret`, `X-Hop-Secret`, `Keep-Alive`, `Upgrade`, `Trailer`, `Proxy-Authenticate`) beside end-to-end ones (`X-End-To-End`, `Proxy-Status`) |
 /// | `…/delay/<ms>` | 200 `delayed` after `ms` milliseconds |
+/// | `…/dated` | 200 `dated` with `Date: Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110's example date) |
 /// | `…/hang` | never answers (until shutdown) |
 /// | `…/stall/<n>` | 200 with `Content-Length: 2n`, then `n` pattern bytes, then nothing more (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
@@ -71,7 +72,7 @@ public final class UpstreamTestServer: LocalTestServer {
     }
 
     static let chunkSize = 64 * 1024
-    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "delay", "hang", "stall", "reset"]
+    static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "delay", "dated", "hang", "stall", "reset"]
 
     private static func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let rawPath = request.head.path ?? "/"
@@ -139,6 +140,11 @@ public final class UpstreamTestServer: LocalTestServer {
             try await Task.sleep(for: .milliseconds(argument.flatMap { Int($0) } ?? 0))
             let head = HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain", .contentLength: "7"])
             try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(string: "delayed")))
+        case "dated":
+            let head = HTTPResponse(
+                status: .ok, headerFields: [.contentType: "text/plain", .contentLength: "5", .date: "Sun, 06 Nov 1994 08:49:37 GMT"]
+            )
+            try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(string: "dated")))
         case "hang":
             try await Task.sleep(for: .seconds(3600))
         case "stall":

@@ -245,6 +245,18 @@ struct DirectPathTests {
         }
     }
 
+    @Test("an upstream's Date is passed on (RFC 9110 §6.6.1); the gateway dates the answers it makes", arguments: Path.allCases)
+    func upstreamDate(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+            let dated = try await gateway.get("/open/dated")
+            #expect(dated.status == 200)
+            #expect(dated.headers.filter { $0.name.lowercased() == "date" }.map(\.value) == ["Sun, 06 Nov 1994 08:49:37 GMT"])
+            let refused = try await gateway.get("/api/dated")
+            #expect(refused.status == 401)
+            #expect(refused.header("date").map { $0.hasSuffix(" GMT") && !$0.contains("1994") } == true)
+        }
+    }
+
     @Test("Max-Forwards on OPTIONS (RFC 9110 §7.6.2): at 0 the gateway answers with Allow, else the upstream gets one less", arguments: Path.allCases)
     func maxForwards(path: Path) async throws {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in

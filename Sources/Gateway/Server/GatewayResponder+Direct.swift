@@ -94,11 +94,11 @@ extension GatewayResponder {
         return lengths.isEmpty || (lengths.count == 1 && lengths[0] == "0")
     }
 
-    /// The fields every direct answer carries besides its own: the request id, the date, and `Connection: close`
-    /// when the client asked for it.
+    /// The fields every direct answer carries besides its own: the request id, the date (an upstream's own `Date`
+    /// is kept: it is when the answer was made, RFC 9110 §6.6.1), and `Connection: close` when the client asked for it.
     func finishDirectFields(_ fields: inout HTTPFields, _ request: DirectRequest) {
         fields[Self.requestIDHeader] = request.requestID
-        fields[.date] = self.dates.value(now: WallClock.now())
+        if !fields.contains(.date) { fields[.date] = self.dates.value(now: WallClock.now()) }
         if request.closesConnection { fields[.connection] = "close" }
     }
 

@@ -47,7 +47,8 @@ final class GatewayResponder: Sendable {
             to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, writer: writer, record: &record
         )
         response.headers[Self.requestIDHeader] = requestID
-        response.headers[.date] = self.dates.value(now: WallClock.now())
+        // An upstream's own `Date` is kept (when the answer was made, RFC 9110 §6.6.1); every other answer gets one.
+        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
         if RequestFraming.endsConnection(request.head) { response.headers[.connection] = "close" }
         if request.method == .head {
             // Same headers as GET, no body (RFC 9110 §9.3.2).
