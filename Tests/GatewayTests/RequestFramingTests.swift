@@ -136,6 +136,36 @@ struct RequestFramingTests {
         }
     }
 
+    @Test("an absolute-form target's authority is the request's host, not Host (RFC 9112 §3.2.2), on every path", arguments: DirectPathTests.Path.allCases)
+    func absoluteForm(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                port: gateway.port,
+                bytes: Array(
+                    ("GET http://b.example:8080/open/echo?q=1 HTTP/1.1\r\nHost: a.example\r\n\r\n"
+                        + "GET /open/echo HTTP/1.1\r\nHost: a.example\r\n\r\n").utf8
+                )
+            )
+            #expect(outcome.responses.map(\.status) == [200, 200])
+            let hosts = outcome.responses.map { response -> [String] in
+                let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+                let headers = (json?["headers"] as? [[String]]) ?? []
+                return headers.filter { $0.first?.lowercased() == "x-forwarded-host" }.compactMap { $0.last }
+            }
+            #expect(hosts == [["b.example:8080"], ["a.example"]])
+            #expect(upstream.requestCount == 2)
+        }
+    }
+
+    @Test("absolute-form authorities", arguments: [
+        ("/api/x", nil), ("http://b.example/api/x", "b.example"), ("HTTP://b.example:8080?q", "b.example:8080"),
+        ("https://[::1]:443/x", "[::1]:443"), ("http://user@b.example/x", "b.example"), ("*", nil), ("b.example:443", nil),
+        ("ftp://b.example/x", nil),
+    ] as [(String, String?)])
+    func absoluteFormAuthority(target: String, authority: String?) {
+        #expect(RequestLineRules.absoluteFormAuthority(target) == authority)
+    }
+
     @Test("Host values: uri-host and an optional port (RFC 3986 §3.2.2)", arguments: [
         ("", true), ("a", true), ("a:", true), ("a:80", true), ("127.0.0.1:8080", true), ("[::1]", true), ("[::1]:443", true),
         ("[v1.fe80::a+en1]", true), ("[fe80::1%25eth0]:80", true), ("xn--bcher-kva.example", true), ("a%2Db", true), ("sub_domain.example~", true),

@@ -36,7 +36,7 @@ struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
         return self.http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = value.channel.pipeline.syncOperations
             // Where the HTTP/1 version is still known.
-            try pipeline.addHandler(HTTPVersionCheck(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            try pipeline.addHandler(RequestLineRules(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
             if let direct {
                 // Right before the connection task's channel, after HummingbirdCore's idle and quiesce handling.
                 let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
