@@ -23,7 +23,8 @@ info:
     `{"error": {"code", "message", "retryAfter"?}, "requestId", "timestamp"}`. `x-error-codes` below lists every
     code the gateway produces, with its status. Besides the responses each operation lists, any path answers
     405 `METHOD_NOT_ALLOWED` (with `Allow`) to a method it does not take, an unknown path is 404 `NOT_FOUND`,
-    a request the HTTP parser cannot read at all is 400 `MALFORMED_REQUEST`, and a header section over the
+    a request the HTTP parser cannot read, whose framing is ambiguous or whose `Host` is missing (HTTP/1.1) or
+    invalid is 400 `MALFORMED_REQUEST`, and a header section over the
     server's limits is 431 `HEADERS_TOO_LARGE` (both close the connection).
 
     **Headers.** Every response carries `X-Request-ID`: a well-formed incoming one is kept, otherwise one is
@@ -56,7 +57,7 @@ x-error-codes:
     when: "the text or prompt was refused by moderation or the provider's content policy"
   - status: 400
     code: MALFORMED_REQUEST
-    when: "bytes the HTTP/1.1 parser cannot read (the connection is closed)"
+    when: "bytes the HTTP/1.1 parser cannot read, ambiguous framing (RFC 9112 §6), an HTTP/1.1 request without Host or an invalid Host (the connection is closed)"
   - status: 401
     code: UNAUTHENTICATED
     when: "no credentials, or a rejected token (WWW-Authenticate says which)"
@@ -690,7 +691,7 @@ components:
                     properties:
                       code: {enum: [METHOD_NOT_ALLOWED]}
     MalformedRequest:
-      description: 400 `MALFORMED_REQUEST`, on any path, for bytes the HTTP/1.1 parser cannot read; the connection is closed.
+      description: 400 `MALFORMED_REQUEST`, on any path, for bytes the HTTP/1.1 parser cannot read, ambiguous framing, or a missing (HTTP/1.1) or invalid `Host`; the connection is closed.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
       content:
