@@ -332,26 +332,38 @@ struct DirectPathTests {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
             let total = 200_000_000
             let port = gateway.port
-            let (start, received, closed) = try await RawSocketClient.onThread { () throws -> (String, Int, Bool) in
-                let fd = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(3), sendTimeout: .seconds(2))
-                defer { close(fd) }
+            // The answer's first bytes, then no more reading: the answer stops moving once the buffers between are
+            // full (`/stalling/`: 1 s timeout).
+            let (fd, start) = try await RawSocketClient.onThread { () throws -> (Int32, String) in
+                let fd = try RawSocketClient.connected(port: port, receiveTimeout: .seconds(10), sendTimeout: .seconds(2))
                 var size: Int32 = 16 * 1024
                 setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
                 _ = Array("GET /stalling/stream/\(total) HTTP/1.1\r\nHost: t\r\n\r\n".utf8).withUnsafeBytes {
                     send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
                 }
-                // The answer's first bytes, then no more reading: the answer stops moving once the buffers between
-                // are full (`/stalling/`: 1 s timeout).
                 var start = [UInt8](repeating: 0, count: 13)
                 let startCount = recv(fd, &start, start.count, Int32(MSG_WAITALL))
-                Thread.sleep(forTimeInterval: 2.5)
-                var received = max(startCount, 0)
+                return (fd, String(decoding: start.prefix(max(startCount, 0)), as: UTF8.self))
+            }
+            defer { close(fd) }
+            // The gateway counts the request once it has cut the exchange off: wait for that (bounded), not for a
+            // fixed time, so a loaded machine that fills the buffers slowly does not fail the test.
+            let key = "storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"
+            var counted: Double?
+            for _ in 0..<1000 where counted == nil {
+                counted = ObservabilityTests.samples(try await gateway.get("/metrics").text)[key]
+                if counted == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(counted == 1, "the exchange was never cut off")
+            // Then what was in flight drains, and the connection ends.
+            let (received, closed) = await RawSocketClient.onThread { () -> (Int, Bool) in
+                var received = start.utf8.count
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
                     let count = recv(fd, &buffer, buffer.count, 0)
                     if count <= 0 {
                         // EOF or a reset: closed; a receive timeout (EAGAIN): still open.
-                        return (String(decoding: start, as: UTF8.self), received, count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                        return (received, count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
                     }
                     received += count
                 }
