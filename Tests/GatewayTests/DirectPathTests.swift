@@ -301,6 +301,17 @@ struct DirectPathTests {
         }
     }
 
+    /// The `/stalling/` route's 200s in the gateway's metrics, once it has counted any (a cut-off exchange is counted
+    /// when both its sides have ended), or nil if none is counted within about ten seconds.
+    static func countedStallingAnswers(_ gateway: GatewayHarness) async throws -> Double? {
+        let key = "storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"
+        for _ in 0..<1000 {
+            if let counted = ObservabilityTests.samples(try await gateway.get("/metrics").text)[key] { return counted }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     @Test("an answer that stops moving is cut off after the route's timeout, on every path", arguments: Path.allCases)
     func stalledAnswer(path: Path) async throws {
         // The pattern's table is built on first use (slow in a debug build): not while the route's clock runs.
@@ -315,13 +326,7 @@ struct DirectPathTests {
             #expect(outcome.raw.count < 200_000)
             // Counted once, though both sides of the exchange end it (on the task path, once its task has ended:
             // after the client saw the close).
-            let key = "storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"
-            var counted: Double?
-            for _ in 0..<200 {
-                counted = ObservabilityTests.samples(try await gateway.get("/metrics").text)[key]
-                if counted != nil { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            let counted = try await Self.countedStallingAnswers(gateway)
             #expect(counted == 1)
         }
     }
@@ -348,12 +353,7 @@ struct DirectPathTests {
             defer { close(fd) }
             // The gateway counts the request once it has cut the exchange off: wait for that (bounded), not for a
             // fixed time, so a loaded machine that fills the buffers slowly does not fail the test.
-            let key = "storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"
-            var counted: Double?
-            for _ in 0..<1000 where counted == nil {
-                counted = ObservabilityTests.samples(try await gateway.get("/metrics").text)[key]
-                if counted == nil { try await Task.sleep(for: .milliseconds(10)) }
-            }
+            let counted = try await Self.countedStallingAnswers(gateway)
             #expect(counted == 1, "the exchange was never cut off")
             // Then what was in flight drains, and the connection ends.
             let (received, closed) = await RawSocketClient.onThread { () -> (Int, Bool) in

@@ -25,34 +25,20 @@ enum HopByHopHeaders {
     }
 
     /// The fields the `Connection` values of `fields` name (RFC 9110 §7.6.1), empty when there is no `Connection`.
+    /// Read in place, without allocating unless a field is named: `Connection: keep-alive` is on nearly every answer.
     static func connectionOptions(_ fields: HTTPFields) -> Set<HTTPField.Name> {
         // Several `Connection` fields read as one list (RFC 9110 §5.3): HTTPFields joins them with ", ".
-        guard let value = fields[.connection] else { return [] }
-        // `keep-alive` alone (on nearly every answer) names `Keep-Alive`, which goes anyway: no set to build.
-        if Self.isKeepAlive(value) { return [] }
-        var names: Set<HTTPField.Name> = []
-        for option in value.split(separator: ",") {
-            let token = option.trimmingSpaces()
-            if token.utf8.count == 10, token.lowercased() == "keep-alive" { continue }
-            if let name = HTTPField.Name(String(token)) { names.insert(name) }
-        }
-        return names
-    }
-
-    /// Whether a `Connection` value is the one token `keep-alive` (any case, optional whitespace around it), read
-    /// without allocating.
-    private static func isKeepAlive(_ value: String) -> Bool {
-        var value = value
+        guard var value = fields[.connection] else { return [] }
         return value.withUTF8 { bytes in
-            var first = 0
-            var last = bytes.count
-            while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
-            while first < last, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
-            guard last - first == 10 else { return false }
-            for (offset, expected) in "keep-alive".utf8.enumerated() where bytes[first + offset] | 0x20 != expected {
-                return false
+            var names: Set<HTTPField.Name> = []
+            HTTPListValue.forEachElement(bytes, 0, bytes.count) { start, end in
+                // An empty element names nothing; `keep-alive` names `Keep-Alive`, which goes anyway.
+                guard end > start, !(end - start == 10 && HTTPListValue.equalsLowercased(bytes, start, "keep-alive")) else { return }
+                if let name = HTTPField.Name(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) {
+                    names.insert(name)
+                }
             }
-            return true
+            return names
         }
     }
 
@@ -61,23 +47,11 @@ enum HopByHopHeaders {
     static func listsClose(_ value: String?) -> Bool {
         guard var value else { return false }
         return value.withUTF8 { bytes in
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                // One token, less the whitespace around it.
-                var first = start
-                var last = end
-                while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
-                while first < last, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
-                if last - first == 5, bytes[first] | 0x20 == UInt8(ascii: "c"), bytes[first + 1] | 0x20 == UInt8(ascii: "l"),
-                    bytes[first + 2] | 0x20 == UInt8(ascii: "o"), bytes[first + 3] | 0x20 == UInt8(ascii: "s"), bytes[first + 4] | 0x20 == UInt8(ascii: "e")
-                {
-                    return true
-                }
-                start = end + 1
+            var found = false
+            HTTPListValue.forEachElement(bytes, 0, bytes.count) { start, end in
+                if end - start == 5, HTTPListValue.equalsLowercased(bytes, start, "close") { found = true }
             }
-            return false
+            return found
         }
     }
 
@@ -90,16 +64,6 @@ enum HopByHopHeaders {
         for field in fields where !Self.isHopByHop(field.name) && (listed.isEmpty || !listed.contains(field.name)) {
             result.append(field)
         }
-        return result
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (optional whitespace, RFC 9110 §5.6.3).
-    fileprivate func trimmingSpaces() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
         return result
     }
 }

@@ -13,9 +13,9 @@ import Synchronization
 /// 413 before anything is sent; a pooled keep-alive connection on the same event loop (or a new one) carries the
 /// head and then the body, streamed and counted (cut off with 413 past the limit); the route's timeout bounds the
 /// wait for the response head (504); a failure before the head is a 502 (an idempotent request without a body that
-/// fails on a reused connection — one the upstream closed meanwhile — is retried once on a new connection); after the head,
-/// status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection goes
-/// back to the pool once the answer has been read to its end.
+/// fails on a reused connection — one the upstream closed meanwhile — is retried once on a new connection); after
+/// the head, status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection
+/// goes back to the pool once the answer has been read to its end.
 struct UpstreamForwarder: Sendable {
     let route: UpstreamRoute
     /// The task path's connections.

@@ -506,9 +506,9 @@ struct UpstreamResponseParser {
 
             if !isInterim {
                 let nameLength = nameEnd - pos
-                if nameLength == 14, equalsLowercased(p, pos, "content-length") {
+                if nameLength == 14, HTTPListValue.equalsLowercased(p, pos, "content-length") {
                     contentLengthPresent = true
-                    forEachListElement(p, valueStart, valueEnd) { s, e in
+                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
                         let length = e - s
                         guard length > 0, length <= 18 else {
                             contentLengthInvalid = true
@@ -531,17 +531,17 @@ struct UpstreamResponseParser {
                             contentLengthInvalid = true
                         }
                     }
-                } else if nameLength == 17, equalsLowercased(p, pos, "transfer-encoding") {
+                } else if nameLength == 17, HTTPListValue.equalsLowercased(p, pos, "transfer-encoding") {
                     transferEncodingPresent = true
-                    forEachListElement(p, valueStart, valueEnd) { s, e in
+                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
                         transferCodings += 1
-                        if !(e - s == 7 && equalsLowercased(p, s, "chunked")) {
+                        if !(e - s == 7 && HTTPListValue.equalsLowercased(p, s, "chunked")) {
                             transferEncodingNotChunked = true
                         }
                     }
-                } else if nameLength == 10, equalsLowercased(p, pos, "connection") {
-                    forEachListElement(p, valueStart, valueEnd) { s, e in
-                        if e - s == 5 && equalsLowercased(p, s, "close") {
+                } else if nameLength == 10, HTTPListValue.equalsLowercased(p, pos, "connection") {
+                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
+                        if e - s == 5 && HTTPListValue.equalsLowercased(p, s, "close") {
                             connectionClose = true
                         }
                     }
@@ -827,46 +827,5 @@ struct UpstreamResponseParser {
             i += 1
         }
         return nil
-    }
-
-    /// Whether `p[start..<start + lower.count]` equals `lower` ignoring ASCII case. `lower` must
-    /// consist of lowercase letters and `-` only. The bytes compared were already validated as
-    /// token or field-value bytes, which excludes CR (0x0D), the only other byte that OR-ing 0x20
-    /// would map onto `-`; for letters it maps exactly the uppercase form onto the lowercase one.
-    private static func equalsLowercased(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ lower: StaticString) -> Bool {
-        let length = lower.utf8CodeUnitCount
-        guard start >= 0, start + length <= p.count else { return false }
-        return lower.withUTF8Buffer { target in
-            var k = 0
-            while k < length {
-                if p[start + k] | 0x20 != target[k] { return false }
-                k += 1
-            }
-            return true
-        }
-    }
-
-    /// Calls `body` with the bounds of each comma-separated element of `p[start..<end]`, OWS
-    /// trimmed. Empty elements are reported too (callers decide whether they are allowed).
-    private static func forEachListElement(
-        _ p: UnsafeBufferPointer<UInt8>,
-        _ start: Int,
-        _ end: Int,
-        _ body: (Int, Int) -> Void
-    ) {
-        var elementStart = start
-        while true {
-            var elementEnd = elementStart
-            while elementEnd < end, p[elementEnd] != ASCII.comma {
-                elementEnd += 1
-            }
-            var s = elementStart
-            var e = elementEnd
-            while s < e, isOWS(p[s]) { s += 1 }
-            while e > s, isOWS(p[e - 1]) { e -= 1 }
-            body(s, e)
-            if elementEnd >= end { return }
-            elementStart = elementEnd + 1
-        }
     }
 }

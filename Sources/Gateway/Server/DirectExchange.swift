@@ -20,8 +20,9 @@ protocol DirectAnswerSink: AnyObject {
 /// is one write), and the connection pooled again once the answer has ended. The same rules as
 /// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
 /// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
-/// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in the body closes the client's connection (the answer is truncated); the client
-/// going away closes the upstream connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
+/// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in
+/// the body closes the client's connection (the answer is truncated); the client going away closes the upstream
+/// connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
 final class DirectExchange: DirectUpstreamReceiver {
     private enum State {
         case connecting
