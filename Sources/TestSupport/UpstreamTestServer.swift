@@ -28,7 +28,7 @@ import NIOCore
 /// | `…/hang` | never answers (until shutdown) |
 /// | `…/stall/<n>` | 200 with `Content-Length: 2n`, then `n` pattern bytes, then nothing more (until shutdown) |
 /// | `…/reset` | resets the connection (TCP RST) without answering |
-/// | anything else | 404 |
+/// | anything else | 404, `X-Upstream-Status: 404`, no body |
 public final class UpstreamTestServer: LocalTestServer {
     private let listener: LocalListener
 
@@ -79,7 +79,9 @@ public final class UpstreamTestServer: LocalTestServer {
         let pathOnly = rawPath.prefix { $0 != "?" }
         let segments = pathOnly.split(separator: "/")
         guard let index = segments.firstIndex(where: { Self.commands.contains($0) }) else {
-            try await writer.writeResponse(HTTPResponse(status: .notFound, headerFields: [.contentLength: "0"]))
+            try await writer.writeResponse(
+                HTTPResponse(status: .notFound, headerFields: [.contentLength: "0", HTTPField.Name("X-Upstream-Status")!: "404"])
+            )
             return
         }
         let argument = segments.index(after: index) < segments.endIndex ? segments[segments.index(after: index)] : nil

@@ -18,6 +18,10 @@ import NIOHTTPTypes
 ///   quietly when the connection's inbound stream finishes), and nothing is written after the answer.
 /// - **`Connection: close` answers** (a 413 whose body was never read): the connection is closed once the answer
 ///   is written, instead of reading and discarding the rest of the body.
+/// - **Answers to CONNECT** (the gateway tunnels nothing, so a 404 or 405): SwiftNIO's encoder writes every answer
+///   to CONNECT without a body, though only a 2xx one must have none (RFC 9110 §9.3.6, RFC 9112 §6.3), which
+///   would leave the JSON error out. This guard gathers such an answer and writes it itself, as bytes below the
+///   encoder with its `Content-Length`, then closes the connection (the parser reads nothing after a CONNECT).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -39,6 +43,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Close once this many answers are written: the last is to a request that asked to close, and bytes came after it.
     private var closeWhenAnswered: Int?
     private var answeredParseError = false
+    /// The request (numbered as `headsRead` counts) that is a CONNECT, and its answer while it is gathered.
+    private var connectRequest: Int?
+    private var connectAnswer: (head: HTTPResponse, body: ByteBuffer)?
+    /// The handler before the HTTP decoder, through which an answer to CONNECT is written as bytes.
+    private weak var rawSide: RequestStartWatcher?
 
     init(headerTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
         self.headerTimeout = headerTimeout
@@ -49,7 +58,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = context
         self.headerDeadline = LoopDeadline(on: context.eventLoop) { [weak context] in context?.close(promise: nil) }
         // Raw bytes are seen before the HTTP decoder: the first byte of a request starts its head's clock.
-        try? context.pipeline.syncOperations.addHandler(RequestStartWatcher(guard: self), position: .first)
+        let rawSide = RequestStartWatcher(guard: self)
+        self.rawSide = rawSide
+        try? context.pipeline.syncOperations.addHandler(rawSide, position: .first)
         if context.channel.isActive { self.armHeaderDeadline(context) }
     }
 
@@ -76,9 +87,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             self.headsRead += 1
             self.disarmHeaderDeadline()
+            if head.method == .connect { self.connectRequest = self.headsRead }
         case .end:
             self.endsRead += 1
         case .body:
@@ -94,6 +106,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch self.unwrapOutboundIn(data) {
+        case .head(let head) where self.connectRequest == self.answersWritten + 1 && head.status.kind != .informational:
+            // The answer to the CONNECT (never a 2xx: no route allows CONNECT), gathered and written by `writeConnectAnswer`.
+            self.answerInProgress = true
+            self.connectAnswer = (head, context.channel.allocator.buffer(capacity: 256))
+            promise?.succeed()
+        case .body(let body) where self.connectAnswer != nil:
+            self.connectAnswer?.body.writeImmutableBuffer(body)
+            promise?.succeed()
+        case .end where self.connectAnswer != nil:
+            self.answersWritten += 1
+            self.answerInProgress = false
+            self.writeConnectAnswer(context, promise: promise)
         case .head(let head):
             if head.headerFields[.connection]?.lowercased() == "close" { self.closeAfterAnswer = true }
             if head.status.kind != .informational { self.answerInProgress = true }
@@ -150,6 +174,33 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.answeredParseError = true
     }
 
+    /// Writes the gathered answer to a CONNECT as bytes, framed by its `Content-Length`, and closes the connection.
+    private func writeConnectAnswer(_ context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard let (head, body) = self.connectAnswer, let rawSide = self.rawSide else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            context.close(promise: nil)
+            return
+        }
+        self.connectAnswer = nil
+        var bytes = context.channel.allocator.buffer(capacity: 512 + body.readableBytes)
+        ResponseHeadBytes.writeStatusLine(head.status, into: &bytes)
+        for field in head.headerFields where field.name != .contentLength && field.name != .transferEncoding {
+            ResponseHeadBytes.writeField(field, into: &bytes)
+        }
+        if head.headerFields[.connection] == nil { bytes.writeStaticString("Connection: close\r\n") }
+        bytes.writeStaticString("Content-Length: ")
+        bytes.writeString(String(body.readableBytes))
+        bytes.writeStaticString("\r\n\r\n")
+        bytes.writeImmutableBuffer(body)
+        let channel = context.channel
+        let written = context.eventLoop.makePromise(of: Void.self)
+        rawSide.writeAndFlush(bytes, promise: written)
+        written.futureResult.whenComplete { result in
+            promise?.completeWith(result)
+            channel.close(promise: nil)
+        }
+    }
+
     private func armHeaderDeadline(_ context: ChannelHandlerContext) {
         self.headerDeadline?.set(.now() + self.headerTimeout)
     }
@@ -163,15 +214,31 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Tells the guard when raw bytes arrive (it sits first in the pipeline, before the HTTP decoder).
+/// Tells the guard when raw bytes arrive (it sits first in the pipeline, before the HTTP decoder), and writes the
+/// answers the guard writes as bytes.
 private final class RequestStartWatcher: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private let connectionGuard: ConnectionGuard
+    private var context: ChannelHandlerContext?
 
     init(guard connectionGuard: ConnectionGuard) {
         self.connectionGuard = connectionGuard
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// Writes bytes from here, below the HTTP encoder, toward the socket.
+    func writeAndFlush(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>) {
+        guard let context else { return promise.fail(ChannelError.ioOnClosedChannel) }
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

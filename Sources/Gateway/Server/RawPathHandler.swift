@@ -241,11 +241,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         let code = response.status.code
         let mayHaveBody = code >= 200 && code != 204 && code != 304
         var head = context.channel.allocator.buffer(capacity: 512)
-        head.writeStaticString("HTTP/1.1 ")
-        head.writeString(String(code))
-        head.writeStaticString(" ")
-        head.writeString(response.status.reasonPhrase)
-        head.writeStaticString("\r\n")
+        ResponseHeadBytes.writeStatusLine(response.status, into: &head)
         var hasLength = false
         for field in response.headerFields {
             // The framing fields are this writer's: as SwiftNIO's encoder, none on an answer that has no body, and
@@ -255,10 +251,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 guard mayHaveBody else { continue }
                 hasLength = true
             }
-            head.writeString(field.name.rawName)
-            head.writeStaticString(": ")
-            head.writeString(field.value)
-            head.writeStaticString("\r\n")
+            ResponseHeadBytes.writeField(field, into: &head)
         }
         let chunked = mayHaveBody && !hasLength
         if chunked { head.writeStaticString("transfer-encoding: chunked\r\n") }
