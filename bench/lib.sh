@@ -195,16 +195,24 @@ bench_tree() {
   printf '%s\n' "${found[@]}"
 }
 
-# bench_cpu_ticks PID...: utime + stime of the processes (all their threads), in clock ticks (see BENCH_CLK_TCK).
-bench_cpu_ticks() {
-  local total=0 pid stat fields
+# bench_cpu_split PID...: "utime stime" of the processes (all their threads), in clock ticks (see BENCH_CLK_TCK).
+bench_cpu_split() {
+  local user=0 system=0 pid stat fields
   for pid in "$@"; do
     stat=$(<"/proc/$pid/stat") 2>/dev/null || continue
     read -r -a fields <<<"${stat##*) }"
     # After "pid (comm) ": field 3 (state) is index 0, so utime (14) is 11 and stime (15) is 12.
-    total=$((total + fields[11] + fields[12]))
+    user=$((user + fields[11]))
+    system=$((system + fields[12]))
   done
-  printf '%s\n' "$total"
+  printf '%s %s\n' "$user" "$system"
+}
+
+# bench_cpu_ticks PID...: utime + stime of the processes, in clock ticks.
+bench_cpu_ticks() {
+  local user system
+  read -r user system < <(bench_cpu_split "$@")
+  printf '%s\n' $((user + system))
 }
 
 # bench_rss_kib PID...: the processes' VmRSS summed, in KiB.

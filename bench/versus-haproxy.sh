@@ -238,7 +238,7 @@ target_pids[nginx]=$(bench_tree "$nginx_pid" | tr '\n' ' ')
 target_pids[upstream]=$(bench_tree "$upstream_pid" | tr '\n' ' ')
 target_path() { if [ "$1" = storygate ]; then printf '%s\n' "$sg_path"; else printf '%s\n' "$proxy_path"; fi; }
 
-printf 'mode\tround\ttarget\trps\tp50_us\tp99_us\tcpu_s\tper_cpu_s\terrors\n' >"$T/rounds.tsv"
+printf 'mode\tround\ttarget\trps\tp50_us\tp99_us\tcpu_s\tper_cpu_s\terrors\tuser_us\tsystem_us\n' >"$T/rounds.tsv"
 total_seconds=$(( ${#mode_list[@]} * ${#target_list[@]} * (warmup + rounds * duration) ))
 bench_log "timing: ${#mode_list[@]} mode(s) x $rounds round(s) x ${#target_list[@]} target(s) x ${duration}s (+ ${warmup}s warm-up each): about $((total_seconds / 60)) min $((total_seconds % 60)) s"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -257,20 +257,24 @@ for m in "${mode_list[@]}"; do
   for ((r = 1; r <= rounds; r++)); do
     for t in "${target_list[@]}"; do
       # shellcheck disable=SC2086
-      before=$(bench_cpu_ticks ${target_pids[$t]})
+      read -r user_before system_before < <(bench_cpu_split ${target_pids[$t]})
       line=$(bench_wrk "${target_url[$t]}" "$duration" "$connections" "$threads" "$T/tokens.txt" "WRK_PATH=$(target_path "$t")")
       # shellcheck disable=SC2086
-      after=$(bench_cpu_ticks ${target_pids[$t]})
+      read -r user_after system_after < <(bench_cpu_split ${target_pids[$t]})
       requests=$(bench_field "$line" requests)
       errors=$(($(bench_field "$line" non2xx) + $(bench_field "$line" connect) + $(bench_field "$line" read) +
         $(bench_field "$line" write) + $(bench_field "$line" timeout)))
-      cpu=$(awk -v t=$((after - before)) -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.2f", t / hz }')
+      user_ticks=$((user_after - user_before)) system_ticks=$((system_after - system_before))
+      cpu=$(awk -v t=$((user_ticks + system_ticks)) -v hz="$BENCH_CLK_TCK" 'BEGIN { printf "%.2f", t / hz }')
       per_cpu=$(awk -v r="$requests" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", r / c; else print 0 }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$r" "$t" "$(bench_field "$line" rps)" \
-        "$(bench_field "$line" p50_us)" "$(bench_field "$line" p99_us)" "$cpu" "$per_cpu" "$errors" >>"$T/rounds.tsv"
-      printf '  %-8s round %d  %-9s %9s req/s  p50 %6s ms  p99 %6s ms  CPU %5s s  %7s req/CPU-s  errors %s\n' "$m" "$r" "$t" \
+      # CPU microseconds per request, in user space and in the kernel.
+      user_us=$(awk -v t="$user_ticks" -v hz="$BENCH_CLK_TCK" -v r="$requests" 'BEGIN { if (r > 0) printf "%.1f", t / hz * 1e6 / r; else print 0 }')
+      system_us=$(awk -v t="$system_ticks" -v hz="$BENCH_CLK_TCK" -v r="$requests" 'BEGIN { if (r > 0) printf "%.1f", t / hz * 1e6 / r; else print 0 }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$r" "$t" "$(bench_field "$line" rps)" \
+        "$(bench_field "$line" p50_us)" "$(bench_field "$line" p99_us)" "$cpu" "$per_cpu" "$errors" "$user_us" "$system_us" >>"$T/rounds.tsv"
+      printf '  %-8s round %d  %-9s %9s req/s  p50 %6s ms  p99 %6s ms  CPU %5s s  %7s req/CPU-s  %5s + %5s us/req  errors %s\n' "$m" "$r" "$t" \
         "$(bench_field "$line" rps)" "$(bench_ms "$(bench_field "$line" p50_us)")" "$(bench_ms "$(bench_field "$line" p99_us)")" \
-        "$cpu" "$per_cpu" "$errors" >&2
+        "$cpu" "$per_cpu" "$user_us" "$system_us" "$errors" >&2
       ((errors == 0)) || bad_rounds=$((bad_rounds + 1))
     done
   done
@@ -320,10 +324,11 @@ report() {
     else
       printf '### Fresh token every request (StoryGate with TOKEN_CACHE_SIZE=0: every request pays for RSA, as in HAProxy)\n\n'
     fi
-    printf '| target | requests/s | p50 | p99 | requests per CPU-second | CPU-seconds per round |\n|---|---|---|---|---|---|\n'
+    printf '| target | requests/s | p50 | p99 | requests per CPU-second | CPU µs per request: user + kernel | CPU-seconds per round |\n|---|---|---|---|---|---|---|\n'
     for t in "${target_list[@]}"; do
-      printf '| %s | %.0f | %s ms | %s ms | %.0f | %.2f |\n' "$(describe "$t" "$m")" "$(median_of "$m" "$t" 4)" \
-        "$(bench_ms "$(median_of "$m" "$t" 5)")" "$(bench_ms "$(median_of "$m" "$t" 6)")" "$(median_of "$m" "$t" 8)" "$(median_of "$m" "$t" 7)"
+      printf '| %s | %.0f | %s ms | %s ms | %.0f | %.1f + %.1f | %.2f |\n' "$(describe "$t" "$m")" "$(median_of "$m" "$t" 4)" \
+        "$(bench_ms "$(median_of "$m" "$t" 5)")" "$(bench_ms "$(median_of "$m" "$t" 6)")" "$(median_of "$m" "$t" 8)" \
+        "$(median_of "$m" "$t" 10)" "$(median_of "$m" "$t" 11)" "$(median_of "$m" "$t" 7)"
     done
     printf '\nMedians of %s round(s). ' "$rounds"
     if [[ ",$targets," == *,storygate,* && ",$targets," == *,haproxy,* ]]; then
@@ -342,8 +347,8 @@ report() {
     fi
     printf '\n'
   done
-  printf '<details><summary>Every round</summary>\n\n| mode | round | target | requests/s | p50 | p99 | CPU s | req/CPU-s | errors |\n|---|---|---|---|---|---|---|---|---|\n'
-  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %.2f ms | %.2f ms | %s | %s | %s |\n", $1, $2, $3, $4, $5 / 1000, $6 / 1000, $7, $8, $9 }' "$T/rounds.tsv"
+  printf '<details><summary>Every round</summary>\n\n| mode | round | target | requests/s | p50 | p99 | CPU s | req/CPU-s | µs/request user + kernel | errors |\n|---|---|---|---|---|---|---|---|---|---|\n'
+  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %.2f ms | %.2f ms | %s | %s | %s + %s | %s |\n", $1, $2, $3, $4, $5 / 1000, $6 / 1000, $7, $8, $10, $11, $9 }' "$T/rounds.tsv"
   printf '\n</details>\n'
   ((bad_rounds == 0)) || printf '\n**%s round(s) had errors (responses >= 400 or socket errors): these results are not valid.**\n' "$bad_rounds"
 }
