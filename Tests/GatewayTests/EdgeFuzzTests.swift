@@ -138,7 +138,13 @@ struct EdgeFuzzTests {
         case .answered, .closed: break
         }
         if outcome.responses.count > fuzzCase.heads.count {
-            return "\(outcome.responses.count) answers to \(fuzzCase.heads.count) requests (a request was smuggled)"
+            // One answer more may be the parse error of bytes meant as part of a request (a body whose length field
+            // was mangled): HTTP/1.1 reads them as a request of their own, which cannot be read. A request smuggled
+            // through to a handler would get any other answer.
+            let extra = outcome.responses.dropFirst(fuzzCase.heads.count)
+            guard extra.count == 1, let last = extra.first, Self.parseErrorCodes.contains(Self.errorCode(last) ?? "") else {
+                return "\(outcome.responses.count) answers to \(fuzzCase.heads.count) requests (a request was smuggled)"
+            }
         }
         for (index, response) in outcome.responses.enumerated() {
             // The upstream's own answers pass through unchanged: the fixture marks them.
@@ -148,13 +154,20 @@ struct EdgeFuzzTests {
             guard allowed.contains(response.status) else { return "status \(response.status) is not allowed here" }
             // Every error carries its JSON body, except an answer to HEAD (no body by definition).
             if response.status >= 400, index >= fuzzCase.heads.count || !fuzzCase.heads[index] {
-                let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-                guard let error = json?["error"] as? [String: Any], let code = error["code"] as? String, !code.isEmpty else {
+                guard let code = Self.errorCode(response), !code.isEmpty else {
                     return "a \(response.status) whose body is not a JSON error with a code"
                 }
             }
         }
         return nil
+    }
+
+    /// The codes of the answer to bytes the parser cannot read.
+    static let parseErrorCodes: Set<String> = ["MALFORMED_REQUEST", "HEADERS_TOO_LARGE"]
+
+    static func errorCode(_ response: RawHTTPExchange.Response) -> String? {
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        return (json?["error"] as? [String: Any])?["code"] as? String
     }
 
     static func describe(_ problem: String, _ fuzzCase: FuzzCase, _ outcome: RawHTTPExchange.Outcome, seed: UInt64) -> String {

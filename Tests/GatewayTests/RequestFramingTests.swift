@@ -210,14 +210,43 @@ struct RequestFramingTests {
                 guard first.hasPrefix("CONNECT"), let answer = outcome.responses.first else { continue }
                 // SwiftNIO's encoder drops the body of every answer to CONNECT: the guard writes it (a 404 for a
                 // host:port target, a 405 with the route's Allow for a path), JSON with its length.
-                let json = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
-                let code = (json?["error"] as? [String: Any])?["code"] as? String
-                #expect(code == (answer.status == 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED"), "\(first): \(outcome.raw)")
+                #expect(Self.errorCode(answer) == (answer.status == 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED"), "\(first): \(outcome.raw)")
                 #expect(answer.field("Content-Length") == String(answer.body.count), "\(first)")
                 #expect(answer.status == 404 || answer.field("Allow")?.contains("GET") == true, "\(first): \(answer.status)")
             }
             #expect(upstream.requestCount == 1)  // the upgrade request to /open/echo, without its Upgrade
         }
+    }
+
+    @Test("an unreadable request behind pipelined ones is answered after them, in order, then the connection closes")
+    func unreadableBehindPipelined() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            // /healthz goes to SwiftNIO's parser with the bytes behind it, which fail before its answer is written:
+            // before the fix the 400 went out first, as if it answered /healthz, and the 200 was dropped.
+            for first in ["GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", "GET /open/echo HTTP/1.1\r\nHost: a\r\n\r\n"] {
+                // A third answer is waited for: the connection must close instead.
+                let outcome = await RawHTTPExchange(heads: [false, false, false], halfClose: false, stallSeconds: 3)
+                    .run(port: gateway.port, bytes: Array((first + "GARBAGE\r\n\r\n").utf8))
+                #expect(outcome.responses.map(\.status) == [200, 400], "\(first): \(outcome.raw)")
+                #expect(outcome.ending == .closed, "\(first)")
+                #expect(Self.errorCode(outcome.responses.last) == "MALFORMED_REQUEST", "\(first)")
+            }
+        }
+    }
+
+    @Test("a CONNECT refused before routing (no Host) still carries its JSON error")
+    func connectWithoutHost() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 3)
+                .run(port: gateway.port, bytes: Array("CONNECT a:443 HTTP/1.1\r\n\r\n".utf8))
+            #expect(outcome.responses.map(\.status) == [400], "\(outcome.raw)")
+            #expect(Self.errorCode(outcome.responses.first) == "MALFORMED_REQUEST", "\(outcome.raw)")
+            #expect(outcome.responses.first?.field("Content-Length") == outcome.responses.first.map { String($0.body.count) })
+        }
+    }
+
+    static func errorCode(_ response: RawHTTPExchange.Response?) -> String? {
+        response.flatMap(EdgeFuzzTests.errorCode)
     }
 
     // MARK: Requests the parser cannot finish

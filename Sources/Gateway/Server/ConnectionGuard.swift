@@ -13,9 +13,11 @@ import NIOHTTPTypes
 /// - **Unreadable requests**: the HTTP parser's errors become a JSON answer — 431 `HEADERS_TOO_LARGE` for header
 ///   lines or counts over the limits, 400 `MALFORMED_REQUEST` for anything else — and the connection is closed.
 ///   A request has one answer at most: when the error comes in the body of a request already answered, or while
-///   its answer is being written, the connection is closed without another. The error is passed on, so a handler
-///   reading the body gets it instead of a body that seems to end early (HummingbirdCore ends a request body
-///   quietly when the connection's inbound stream finishes), and nothing is written after the answer.
+///   its answer is being written, the connection is closed without another. An unreadable request behind pipelined
+///   requests still being answered gets its answer after theirs (answers keep the requests' order). The error is
+///   passed on, so a handler reading the body gets it instead of a body that seems to end early (HummingbirdCore
+///   ends a request body quietly when the connection's inbound stream finishes), and nothing is written after the
+///   answer. These last answers are written as bytes below SwiftNIO's encoder (see the answers to CONNECT).
 /// - **`Connection: close` answers** (a 413 whose body was never read): the connection is closed once the answer
 ///   is written, instead of reading and discarding the rest of the body.
 /// - **Answers to CONNECT** (the gateway tunnels nothing, so a 404 or 405): SwiftNIO's encoder writes every answer
@@ -46,6 +48,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request (numbered as `headsRead` counts) that is a CONNECT, and its answer while it is gathered.
     private var connectRequest: Int?
     private var connectAnswer: (head: HTTPResponse, body: ByteBuffer)?
+    /// The error answer to an unreadable request that came while earlier ones were still being answered: it goes
+    /// out after theirs (answers keep the order of the requests, RFC 9112 §9.3.2), then the connection closes.
+    private var deferredErrorAnswer: (head: HTTPResponse, body: ByteBuffer)?
     /// The handler before the HTTP decoder, through which an answer to CONNECT is written as bytes.
     private weak var rawSide: RequestStartWatcher?
 
@@ -107,17 +112,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch self.unwrapOutboundIn(data) {
         case .head(let head) where self.connectRequest == self.answersWritten + 1 && head.status.kind != .informational:
-            // The answer to the CONNECT (never a 2xx: no route allows CONNECT), gathered and written by `writeConnectAnswer`.
+            // The answer to the CONNECT (never a 2xx: no route allows CONNECT), gathered, then written by `writeLastAnswer`.
             self.answerInProgress = true
             self.connectAnswer = (head, context.channel.allocator.buffer(capacity: 256))
             promise?.succeed()
         case .body(let body) where self.connectAnswer != nil:
             self.connectAnswer?.body.writeImmutableBuffer(body)
             promise?.succeed()
-        case .end where self.connectAnswer != nil:
-            self.answersWritten += 1
-            self.answerInProgress = false
-            self.writeConnectAnswer(context, promise: promise)
         case .head(let head):
             if head.headerFields[.connection]?.lowercased() == "close" { self.closeAfterAnswer = true }
             if head.status.kind != .informational { self.answerInProgress = true }
@@ -127,9 +128,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             self.answersWritten += 1
             self.answerInProgress = false
+            if let (head, body) = self.connectAnswer {
+                self.connectAnswer = nil
+                self.writeLastAnswer(head, body: body, context: context, promise: promise)
+                return
+            }
             if self.closeAfterAnswer || self.closeWhenAnswered.map({ self.answersWritten >= $0 }) == true {
                 context.writeAndFlush(data, promise: promise)
                 context.close(promise: nil)
+            } else if let (head, body) = self.deferredErrorAnswer, self.answersWritten >= self.headsRead {
+                // The last answer before the unreadable request's: that one follows, then the connection closes.
+                self.deferredErrorAnswer = nil
+                self.answeredParseError = true
+                context.write(data, promise: promise)
+                self.writeLastAnswer(head, body: body, context: context, promise: nil)
             } else {
                 context.write(data, promise: promise)
             }
@@ -154,8 +166,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // The body of the request being read is what failed (the rest of the connection cannot be read either):
         // that request's handler must see the error, not a body that merely ends.
         defer { context.fireErrorCaught(error) }
+        // A new request that cannot be read, behind requests still being answered: its answer waits for theirs.
+        let waitsForEarlierAnswers = self.endsRead == self.headsRead && self.answersWritten < self.headsRead
         let bodyOfAnsweredRequest = self.endsRead < self.headsRead && self.answersWritten >= self.headsRead
-        guard !self.answerInProgress, !bodyOfAnsweredRequest else {
+        guard waitsForEarlierAnswers || (!self.answerInProgress && !bodyOfAnsweredRequest) else {
             self.answeredParseError = true
             context.close(promise: nil)
             return
@@ -165,23 +179,24 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let json = ErrorResponse.json(error, requestID: requestID, now: WallClock.now())
         var headers = ErrorResponse.fields(error)
         headers[GatewayResponder.requestIDHeader] = requestID
-        headers[.contentLength] = String(json.utf8.count)
-        headers[.connection] = "close"
-        context.write(self.wrapOutboundOut(.head(HTTPResponse(status: error.status, headerFields: headers))), promise: nil)
-        context.write(self.wrapOutboundOut(.body(context.channel.allocator.buffer(string: json))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        let answer = (head: HTTPResponse(status: error.status, headerFields: headers), body: context.channel.allocator.buffer(string: json))
+        guard !waitsForEarlierAnswers else {
+            self.deferredErrorAnswer = answer
+            return
+        }
         self.answeredParseError = true
+        self.writeLastAnswer(answer.head, body: answer.body, context: context, promise: nil)
     }
 
-    /// Writes the gathered answer to a CONNECT as bytes, framed by its `Content-Length`, and closes the connection.
-    private func writeConnectAnswer(_ context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        guard let (head, body) = self.connectAnswer, let rawSide = self.rawSide else {
+    /// Writes the connection's last answer as bytes below SwiftNIO's encoder, framed by its `Content-Length`, then
+    /// closes the connection: the answer to a CONNECT (the encoder would drop its body), or to a request that could
+    /// not be read (whose method the encoder may have taken as CONNECT too).
+    private func writeLastAnswer(_ head: HTTPResponse, body: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard let rawSide = self.rawSide else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             context.close(promise: nil)
             return
         }
-        self.connectAnswer = nil
         var bytes = context.channel.allocator.buffer(capacity: 512 + body.readableBytes)
         ResponseHeadBytes.writeStatusLine(head.status, into: &bytes)
         for field in head.headerFields where field.name != .contentLength && field.name != .transferEncoding {
