@@ -218,6 +218,27 @@ struct RequestFramingTests {
         }
     }
 
+    @Test("an HTTP/1.0 request without keep-alive, or any request asking to close, gets Connection: close and the close (RFC 9112 §9.3, §9.6)")
+    func http10ClosesUnlessKeepAlive() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            for request in [
+                "GET /healthz HTTP/1.0\r\n\r\n", "GET /open/echo HTTP/1.0\r\nHost: a\r\n\r\n", "GET /nowhere HTTP/1.0\r\n\r\n",
+                "HEAD /healthz HTTP/1.0\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+                "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /open/echo HTTP/1.0\r\nHost: a\r\n\r\n",
+            ] {
+                let keptAlive = request.contains("keep-alive")
+                let heads = request.hasPrefix("HEAD") ? [true, true] : [false, false]
+                // One answer more than the requests is waited for: the connection must close instead.
+                let outcome = await RawHTTPExchange(heads: keptAlive ? heads + [false] : heads, halfClose: false, stallSeconds: 3)
+                    .run(port: gateway.port, bytes: Array(request.utf8))
+                #expect(outcome.ending == .closed, "\(request): \(outcome.ending)")
+                #expect(outcome.responses.count == (keptAlive ? 2 : 1), "\(request)")
+                #expect(outcome.responses.last?.field("Connection")?.lowercased() == "close", "\(request)")
+                if keptAlive { #expect(outcome.responses.first?.field("Connection") == nil, "\(request)") }
+            }
+        }
+    }
+
     @Test("an unreadable request behind pipelined ones is answered after them, in order, then the connection closes")
     func unreadableBehindPipelined() async throws {
         try await ProxyFixture.run { gateway, _ in

@@ -49,7 +49,11 @@ final class GatewayResponder: Sendable {
         response.headers[Self.requestIDHeader] = requestID
         // An upstream's own `Date` is kept (when the answer was made, RFC 9110 §6.6.1); every other answer gets one.
         if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
-        if RequestFraming.endsConnection(request.head) { response.headers[.connection] = "close" }
+        // The connection closes after this answer (CONNECT, an upgrade, or the client asked): the answer says so
+        // (RFC 9112 §9.6).
+        if RequestFraming.endsConnection(request.head) || HopByHopHeaders.listsClose(request.headers[.connection]) {
+            response.headers[.connection] = "close"
+        }
         if request.method == .head {
             // Same headers as GET, no body (RFC 9110 §9.3.2).
             var headers = response.headers

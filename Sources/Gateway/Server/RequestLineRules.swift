@@ -11,8 +11,11 @@ import NIOHTTP1
 /// - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a server MUST answer 400). An HTTP/1.0 one may have none
 ///   (health checks often send none). A second `Host` line is refused by ``RequestFraming``, for every version.
 ///
-/// Rewritten: an absolute-form target (`GET http://host/path`) names the host itself, and the server must use it
-/// instead of `Host` (RFC 9112 §3.2.2), so its authority replaces `Host` (the conversion keeps only the path).
+/// Rewritten:
+/// - an absolute-form target (`GET http://host/path`) names the host itself, and the server must use it instead of
+///   `Host` (RFC 9112 §3.2.2), so its authority replaces `Host` (the conversion keeps only the path);
+/// - an HTTP/1.0 request without the `keep-alive` option gets `Connection: close`: such a connection closes after
+///   the answer (RFC 9112 §9.3), and once the version is gone only that field can say so.
 final class RequestLineRules: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -34,6 +37,11 @@ final class RequestLineRules: ChannelInboundHandler, RemovableChannelHandler {
         if let authority = Self.absoluteFormAuthority(head.uri) {
             head.headers.replaceOrAdd(name: "Host", value: authority)
         }
+        if Self.closesAfterAnswer(head) {
+            // Said the way an HTTP/1.1 request says it: the answer carries `Connection: close`, and the connection
+            // closes once it is written.
+            head.headers.add(name: "Connection", value: "close")
+        }
         context.fireChannelRead(self.wrapInboundOut(.head(head)))
     }
 
@@ -43,6 +51,11 @@ final class RequestLineRules: ChannelInboundHandler, RemovableChannelHandler {
         case .http1_1: head.headers.contains(name: "host")
         default: true
         }
+    }
+
+    /// An HTTP/1.0 request without the `keep-alive` option: the connection closes after its answer (RFC 9112 §9.3).
+    static func closesAfterAnswer(_ head: HTTPRequestHead) -> Bool {
+        head.version == .http1_0 && !head.isKeepAlive
     }
 
     /// The authority of an absolute-form `http` or `https` target, without userinfo (RFC 9110 §4.2.4); nil for
