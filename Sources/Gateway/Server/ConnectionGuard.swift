@@ -51,7 +51,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The error answer to an unreadable request that came while earlier ones were still being answered: it goes
     /// out after theirs (answers keep the order of the requests, RFC 9112 §9.3.2), then the connection closes.
     private var deferredErrorAnswer: (head: HTTPResponse, body: ByteBuffer)?
-    /// The handler before the HTTP decoder, through which an answer to CONNECT is written as bytes.
+    /// The handler before the HTTP decoder, through which the last answers (`writeLastAnswer`) are written as bytes.
     private weak var rawSide: RequestStartWatcher?
 
     init(headerTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
