@@ -53,6 +53,8 @@ struct DirectPathTests {
         Probe(method: "POST", path: "/open/echo", body: Array("hello".utf8)),
         Probe(method: "GET", path: "/open/stream/100000"),
         Probe(method: "GET", path: "/open/stream/100000?chunked"),
+        Probe(method: "TRACE", path: "/open/echo"),
+        Probe(method: "DELETE", path: "/v1/me", headers: [("Authorization", "Bearer " + validToken)]),
     ]
 
     /// What must be equal between the two paths: status, error code, the answer's field names (less the date),
@@ -145,6 +147,22 @@ struct DirectPathTests {
                 .run(port: gateway.port, bytes: Array("GET /open/echo/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /stalling/echo/2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
             #expect(outcome.ending == .answered || outcome.ending == .closed)
             #expect(outcome.responses.map(\.status) == [200, 200])
+        }
+    }
+
+    @Test("raw path: a method no route takes, known to SwiftNIO or not (a method is any token, RFC 9110 §9.1), is a 405 with Allow; the connection goes on")
+    func unknownMethod() async throws {
+        try await ProxyFixture.run(configure: { Path.raw.apply(to: &$0) }) { gateway, upstream in
+            for method in ["FOO", "BREW", "TRACE"] {
+                let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                    port: gateway.port,
+                    bytes: Array("\(method) /open/echo HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+                )
+                #expect(outcome.responses.map(\.status) == [405, 200], "\(method): \(String(decoding: outcome.raw, as: UTF8.self))")
+                #expect(outcome.responses.first?.field("Allow")?.contains("GET") == true, "\(method)")
+                #expect(RequestFramingTests.errorCode(outcome.responses.first) == "METHOD_NOT_ALLOWED", "\(method)")
+            }
+            #expect(upstream.requestCount == 0)
         }
     }
 

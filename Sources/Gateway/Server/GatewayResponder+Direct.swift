@@ -30,27 +30,32 @@ enum DirectStart {
 
 /// The direct path's half of the responder (``DirectPathHandler`` drives it): the same rules as `respond`, for the
 /// requests that can be answered without suspending — a body-less request to an upstream route whose caller is
-/// identified from the verified-token cache or a key already held, under an in-process rate limit or none. Any
-/// other request is handed on before anything is counted, so each request goes through exactly one of the paths.
+/// identified from the verified-token cache or a key already held, under an in-process rate limit or none, and a
+/// body-less request whose method its route does not take (405). Any other request is handed on before anything is
+/// counted, so each request goes through exactly one of the paths.
 extension GatewayResponder {
     /// - Parameter peer: the connection's peer address as text, worked out once per connection by its handler.
     func directStart(_ head: HTTPRequest, channel: any Channel, peer: String?) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
-        guard let route = self.routes.route(for: uri.path), let upstream = route.direct, route.allows(head.method),
+        guard let route = self.routes.route(for: uri.path),
             fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
-            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head), !MaxForwards.endsHere(head),
-            route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
-            upstream.directPool.serves(channel.eventLoop),
-            let target = upstream.target.path(path: uri.path, query: uri.query)
+            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head)
         else { return .handOn }
-
         var request = DirectRequest(
             start: .now, requestID: self.requestID(fields), method: head.method, path: uri.path,
             closesConnection: fields[values: .connection].contains { HopByHopHeaders.listsClose($0) },
             record: RequestRecord(), limitHeaders: HTTPFields()
         )
         request.record.route = route.name
+        // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
+        // on, a method SwiftNIO's parser does not know (any token is a method, RFC 9110 §9.1) would be a 400 there.
+        guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }
+        guard let upstream = route.direct, !MaxForwards.endsHere(head),
+            route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
+            upstream.directPool.serves(channel.eventLoop),
+            let target = upstream.target.path(path: uri.path, query: uri.query)
+        else { return .handOn }
         var identity: Identity?
         if route.auth != .none {
             let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
