@@ -166,6 +166,36 @@ struct DirectPathTests {
         }
     }
 
+    /// Upstream answers that must not be passed on. With both framings, the raw and direct paths used to send
+    /// `Content-Length: 3` and the 5 decoded bytes: the client read "hel", and "lo" as the start of the next answer
+    /// on its connection. With a status outside 100–599 the task path used to send `HTTP/1.1 99` or `HTTP/1.1 600`.
+    static let invalidUpstreamAnswers = [
+        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "HTTP/1.1 600 Beyond\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 099 Below\r\nContent-Length: 2\r\n\r\nok",
+    ]
+
+    @Test(
+        "an upstream answer that is not valid HTTP — both Transfer-Encoding and Content-Length (RFC 9112 §6.3), a status outside 100–599 (RFC 9110 §15) — is a 502, on every path",
+        arguments: Path.allCases, Self.invalidUpstreamAnswers
+    )
+    func invalidUpstreamAnswer(path: Path, answer: String) async throws {
+        try await withLocalRawServer(.reply(Array(answer.utf8))) { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.routes.append(
+                    RouteConfiguration(path: .prefix("/bad/"), target: .upstream(UpstreamURL("\(upstream.baseURL)/base")!), auth: .none)
+                )
+                path.apply(to: &configuration)
+            }) { gateway in
+                let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                    port: gateway.port, bytes: Array("GET /bad/x HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+                )
+                #expect(outcome.responses.map(\.status) == [502, 200], "\(String(decoding: outcome.raw, as: UTF8.self))")
+                #expect(RequestFramingTests.errorCode(outcome.responses.first) == "UPSTREAM_ERROR")
+            }
+        }
+    }
+
     @Test("Connection: close: the answer, then the close; bytes after it are not read as a request", arguments: Path.allCases)
     func connectionClose(path: Path) async throws {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in

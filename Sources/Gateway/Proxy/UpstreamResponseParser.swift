@@ -567,10 +567,12 @@ struct UpstreamResponseParser {
             return .success(ParsedHead(response: nil, framing: .none, keepAlive: false))
         }
 
-        var keepAlive = isHTTP11 && !connectionClose
+        // Both framings at once: a sign of response smuggling (RFC 9112 §6.3 ¶3), and the `Content-Length` would be
+        // passed on to the client beside a body of another length. Refused, as SwiftNIO's parser refuses it.
         if transferEncodingPresent && contentLengthPresent {
-            keepAlive = false
+            return .failure(.invalid("both transfer-encoding and content-length"))
         }
+        var keepAlive = isHTTP11 && !connectionClose
         let framing: Framing
         if isHEAD || code == 204 || code == 304 {
             framing = .none
