@@ -20,8 +20,9 @@ struct CurlClientFailureTests {
     }
 
     @Test func connectFailureToAClosedPort() async throws {
-        // A port that was just free: bind, note it, close.
-        let closedPort = try await withLocalRawServer(.closeOnAccept) { $0.port }
+        // Bound and never listening: refused. (A port freed and noted failed now and then: another test's server,
+        // binding port 0 at the same time, could be handed it.)
+        let closedPort = try refusingLoopbackPort()
         try await withRunningClient { client in
             let error = await expectCurlError(.connectFailed) {
                 _ = try await client.get("http://127.0.0.1:\(closedPort)/")

@@ -168,15 +168,17 @@ struct DirectPathTests {
 
     /// Upstream answers that must not be passed on. With both framings, the raw and direct paths used to send
     /// `Content-Length: 3` and the 5 decoded bytes: the client read "hel", and "lo" as the start of the next answer
-    /// on its connection. With a status outside 100–599 the task path used to send `HTTP/1.1 99` or `HTTP/1.1 600`.
+    /// on its connection. With a status outside 100–599 the task path used to send `HTTP/1.1 99` or `HTTP/1.1 600`,
+    /// and with `gzip, chunked` the gzip bytes without a word about them.
     static let invalidUpstreamAnswers = [
         "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
         "HTTP/1.1 600 Beyond\r\nContent-Length: 2\r\n\r\nok",
         "HTTP/1.1 099 Below\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
     ]
 
     @Test(
-        "an upstream answer that is not valid HTTP — both Transfer-Encoding and Content-Length (RFC 9112 §6.3), a status outside 100–599 (RFC 9110 §15) — is a 502, on every path",
+        "an upstream answer the gateway cannot pass on — both Transfer-Encoding and Content-Length (RFC 9112 §6.3), a status outside 100–599 (RFC 9110 §15), a transfer coding besides chunked — is a 502, on every path",
         arguments: Path.allCases, Self.invalidUpstreamAnswers
     )
     func invalidUpstreamAnswer(path: Path, answer: String) async throws {

@@ -34,7 +34,7 @@ struct EdgeFuzzTests {
     @Test("prod with upstream routes: request lines, header sections, random bytes, every route")
     func prod() async throws {
         let seed = Self.seed(0x5EED_0001)
-        let openAIPort = try await ProxyFixture.closedPort()
+        let openAIPort = try refusingLoopbackPort()
         try await ProxyFixture.run(configure: { configuration in
             // Every failed authentication is seen by the token rules, not cut short by the per-address limit.
             configuration.authFailureLimit = nil

@@ -108,7 +108,7 @@ struct ObservabilityTests {
         let accessLogger = Logger(label: "storygate.access") { label in
             JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
         }
-        let port = try await ProxyFixture.closedPort()
+        let port = try refusingLoopbackPort()
         try await withUpstreamTestServer { upstream in
             try await GatewayHarness.run(
                 configure: { configuration in

@@ -164,7 +164,7 @@ struct ProxyEndToEndTests {
 
     @Test("upstream down: 502 UPSTREAM_ERROR as JSON")
     func upstreamDown() async throws {
-        let port = try await ProxyFixture.closedPort()
+        let port = try refusingLoopbackPort()
         try await GatewayHarness.run(configure: { configuration in
             configuration.routes.append(
                 RouteConfiguration(path: .prefix("/down/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(port)")!), auth: .none)

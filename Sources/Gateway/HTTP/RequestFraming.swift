@@ -24,14 +24,11 @@ enum RequestFraming {
     /// - Throws: a 400 `MALFORMED_REQUEST` (with `Connection: close`) for the first rule the request breaks.
     static func check(_ request: HTTPRequest) throws(GatewayError) {
         let headers = request.headerFields
-        let transferEncodings = headers[values: .transferEncoding]
-        if !transferEncodings.isEmpty {
-            guard transferEncodings.count == 1, Self.isExactlyChunked(transferEncodings[0]) else {
-                throw Self.refusal("Transfer-Encoding must be exactly 'chunked'.", reason: "transfer_encoding")
-            }
-            guard !headers.contains(.contentLength) else {
-                throw Self.refusal("Content-Length and Transfer-Encoding must not both be present.", reason: "length_and_chunked")
-            }
+        guard Self.hasChunkedOrNoTransferCoding(headers) else {
+            throw Self.refusal("Transfer-Encoding must be exactly 'chunked'.", reason: "transfer_encoding")
+        }
+        if headers.contains(.transferEncoding), headers.contains(.contentLength) {
+            throw Self.refusal("Content-Length and Transfer-Encoding must not both be present.", reason: "length_and_chunked")
         }
         let lengths = headers[values: .contentLength]
         if lengths.count > 1 || lengths.first.map({ !Self.isDecimal($0) }) == true {
@@ -43,6 +40,14 @@ enum RequestFraming {
         if let authority = request.authority, !Self.isValidHost(authority) {
             throw Self.refusal("The Host header is not a valid host and port.", reason: "invalid_host")
         }
+    }
+
+    /// No `Transfer-Encoding`, or exactly one field line `chunked`: the only transfer coding the gateway decodes.
+    /// For any message, requests and upstream answers alike: the field is hop-by-hop and dropped when the message is
+    /// passed on, so another coding would go on as its bytes with nothing saying so.
+    static func hasChunkedOrNoTransferCoding(_ fields: HTTPFields) -> Bool {
+        let transferEncodings = fields[values: .transferEncoding]
+        return transferEncodings.isEmpty || (transferEncodings.count == 1 && Self.isExactlyChunked(transferEncodings[0]))
     }
 
     /// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3): an IP literal in brackets, or a registered

@@ -184,9 +184,11 @@ struct UpstreamForwarder: Sendable {
                 guard case .head(let response) = part else { continue }
                 // Interim answers (1xx) are not passed on; the final head follows.
                 if response.status.kind == .informational { continue }
-                // A status outside 100–599 is not HTTP (RFC 9110 §15; SwiftNIO's parser reads `099` as 99): refused,
-                // as the direct path's parser refuses it, never passed on.
-                guard response.status.kind != .invalid else { break }
+                // Refused, as the direct path's parser refuses them, never passed on: a status outside 100–599 (not
+                // HTTP, RFC 9110 §15; SwiftNIO's parser reads `099` as 99), and a transfer coding other than
+                // `chunked` (SwiftNIO's parser undoes only the chunking, so `gzip, chunked` would go on as gzip
+                // bytes with nothing saying so).
+                guard response.status.kind != .invalid, RequestFraming.hasChunkedOrNoTransferCoding(response.headerFields) else { break }
                 return (response, upload)
             }
         } catch {}

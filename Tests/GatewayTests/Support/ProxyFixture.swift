@@ -60,26 +60,6 @@ enum ProxyFixture {
         }
     }
 
-    /// A port nothing listens on: a socket bound to it and never listening, so connections are refused, and kept
-    /// open for the rest of the test process, so no other test's server (they bind port 0 in parallel) can take it.
-    static func closedPort() async throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawSocketClient.Failure(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else {
-            close(fd)
-            throw RawSocketClient.Failure(description: "bind failed")
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Runs `body` with an async-http-client for streaming requests (libcurl's test client buffers bodies).
     static func withStreamingClient<Result: Sendable>(_ body: (HTTPClient) async throws -> Result) async throws -> Result {
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
