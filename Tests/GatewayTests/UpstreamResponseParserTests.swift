@@ -363,6 +363,8 @@ struct UpstreamResponseParserTests {
         let out = parse([bytes("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\nContent-Length: 5\r\n\r\nhello")])
         #expect(out.error == nil)
         #expect(out.events.dropFirst() == [.body(bytes("hello")), .end])
+        // Passed on as one field with the value (RFC 9110 §8.6), not as the repetition the client might refuse.
+        #expect(out.events.first == .head(code: 200, reason: "OK", fields: [Field("Content-Length", "5")]))
     }
 
     @Test func closeDelimitedBodyEndsAtEOF() {

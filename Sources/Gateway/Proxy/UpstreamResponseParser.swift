@@ -454,6 +454,7 @@ struct UpstreamResponseParser {
         var contentLengthPresent = false
         var contentLengthInvalid = false
         var contentLength = -1
+        var contentLengthValues = 0
         var transferEncodingPresent = false
         var transferCodings = 0
         var transferEncodingNotChunked = false
@@ -525,6 +526,7 @@ struct UpstreamResponseParser {
                             value = value * 10 + Int(digit)
                             k += 1
                         }
+                        contentLengthValues += 1
                         if contentLength < 0 {
                             contentLength = value
                         } else if contentLength != value {
@@ -586,6 +588,11 @@ struct UpstreamResponseParser {
                 return .failure(.invalid("invalid content-length"))
             }
             framing = contentLength == 0 ? .none : .fixed(contentLength)
+            if contentLengthValues > 1 {
+                // The same length repeated (two lines, or a list): one field passes on, with that value (RFC 9110
+                // §8.6: a recipient may accept the repetition only by replacing it with a single valid value).
+                fields[.contentLength] = String(contentLength)
+            }
         } else {
             framing = .close
             keepAlive = false
