@@ -188,7 +188,8 @@ struct UpstreamForwarder: Sendable {
                 // HTTP, RFC 9110 §15; SwiftNIO's parser reads `099` as 99), and a transfer coding other than
                 // `chunked` (SwiftNIO's parser undoes only the chunking, so `gzip, chunked` would go on as gzip
                 // bytes with nothing saying so).
-                guard response.status.kind != .invalid, RequestFraming.hasChunkedOrNoTransferCoding(response.headerFields) else { break }
+                let passable = response.status.kind != .invalid && RequestFraming.hasChunkedOrNoTransferCoding(response.headerFields)
+                guard passable else { break }
                 return (response, upload)
             }
         } catch {}
