@@ -72,6 +72,8 @@ public final class UpstreamTestServer: LocalTestServer {
     }
 
     static let chunkSize = 64 * 1024
+    /// The field that marks the test upstream's own non-2xx answers (tests tell them from the gateway's).
+    static let statusMarker = HTTPField.Name("X-Upstream-Status")!
     static let commands: Set<Substring> = ["echo", "stream", "mirror", "status", "early", "hop", "delay", "dated", "hang", "stall", "reset"]
 
     private static func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
@@ -80,7 +82,7 @@ public final class UpstreamTestServer: LocalTestServer {
         let segments = pathOnly.split(separator: "/")
         guard let index = segments.firstIndex(where: { Self.commands.contains($0) }) else {
             try await writer.writeResponse(
-                HTTPResponse(status: .notFound, headerFields: [.contentLength: "0", HTTPField.Name("X-Upstream-Status")!: "404"])
+                HTTPResponse(status: .notFound, headerFields: [.contentLength: "0", Self.statusMarker: "404"])
             )
             return
         }
@@ -123,7 +125,7 @@ public final class UpstreamTestServer: LocalTestServer {
             let head = HTTPResponse(
                 status: .init(code: code),
                 headerFields: [
-                    .contentType: "text/plain", .contentLength: String(text.utf8.count), HTTPField.Name("X-Upstream-Status")!: String(code),
+                    .contentType: "text/plain", .contentLength: String(text.utf8.count), Self.statusMarker: String(code),
                 ]
             )
             try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))

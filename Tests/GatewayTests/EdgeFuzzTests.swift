@@ -142,7 +142,7 @@ struct EdgeFuzzTests {
             // was mangled): HTTP/1.1 reads them as a request of their own, which cannot be read. A request smuggled
             // through to a handler would get any other answer.
             let extra = outcome.responses.dropFirst(fuzzCase.heads.count)
-            guard extra.count == 1, let last = extra.first, Self.parseErrorCodes.contains(Self.errorCode(last) ?? "") else {
+            guard extra.count == 1, let last = extra.first, Self.parseErrorCodes.contains(last.errorCode ?? "") else {
                 return "\(outcome.responses.count) answers to \(fuzzCase.heads.count) requests (a request was smuggled)"
             }
         }
@@ -154,7 +154,7 @@ struct EdgeFuzzTests {
             guard allowed.contains(response.status) else { return "status \(response.status) is not allowed here" }
             // Every error carries its JSON body, except an answer to HEAD (no body by definition).
             if response.status >= 400, index >= fuzzCase.heads.count || !fuzzCase.heads[index] {
-                guard let code = Self.errorCode(response), !code.isEmpty else {
+                guard let code = response.errorCode, !code.isEmpty else {
                     return "a \(response.status) whose body is not a JSON error with a code"
                 }
             }
@@ -164,11 +164,6 @@ struct EdgeFuzzTests {
 
     /// The codes of the answer to bytes the parser cannot read.
     static let parseErrorCodes: Set<String> = ["MALFORMED_REQUEST", "HEADERS_TOO_LARGE"]
-
-    static func errorCode(_ response: RawHTTPExchange.Response) -> String? {
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (json?["error"] as? [String: Any])?["code"] as? String
-    }
 
     static func describe(_ problem: String, _ fuzzCase: FuzzCase, _ outcome: RawHTTPExchange.Outcome, seed: UInt64) -> String {
         "seed \(seed) \(fuzzCase.label): \(problem)\n  sent \(fuzzCase.bytes.count) bytes\(fuzzCase.halfClose ? " (then half-closed)" : ""): "

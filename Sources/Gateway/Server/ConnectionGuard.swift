@@ -120,7 +120,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             self.connectAnswer?.body.writeImmutableBuffer(body)
             promise?.succeed()
         case .head(let head):
-            if head.headerFields[.connection]?.lowercased() == "close" { self.closeAfterAnswer = true }
+            if HopByHopHeaders.listsClose(head.headerFields[.connection]) { self.closeAfterAnswer = true }
             if head.status.kind != .informational { self.answerInProgress = true }
             context.write(data, promise: promise)
         case .body:
@@ -199,11 +199,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         var bytes = context.channel.allocator.buffer(capacity: 512 + body.readableBytes)
         ResponseHeadBytes.writeStatusLine(head.status, into: &bytes)
-        for field in head.headerFields where field.name != .contentLength && field.name != .transferEncoding {
+        // The framing and the connection's fate are this writer's.
+        for field in head.headerFields where field.name != .contentLength && field.name != .transferEncoding && field.name != .connection {
             ResponseHeadBytes.writeField(field, into: &bytes)
         }
-        if head.headerFields[.connection] == nil { bytes.writeStaticString("Connection: close\r\n") }
-        bytes.writeStaticString("Content-Length: ")
+        bytes.writeStaticString("Connection: close\r\nContent-Length: ")
         bytes.writeString(String(body.readableBytes))
         bytes.writeStaticString("\r\n\r\n")
         bytes.writeImmutableBuffer(body)

@@ -42,20 +42,17 @@ extension GatewayResponder {
             fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
             (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head)
         else { return .handOn }
-        var request = DirectRequest(
-            start: .now, requestID: self.requestID(fields), method: head.method, path: uri.path,
-            closesConnection: fields[values: .connection].contains { HopByHopHeaders.listsClose($0) },
-            record: RequestRecord(), limitHeaders: HTTPFields()
-        )
-        request.record.route = route.name
         // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
         // on, a method SwiftNIO's parser does not know (any token is a method, RFC 9110 §9.1) would be a 400 there.
-        guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }
+        guard route.allows(head.method) else {
+            return .refuse(self.directRequest(head, path: uri.path, route: route), .methodNotAllowed(allowed: route.methods))
+        }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),
             route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)
         else { return .handOn }
+        var request = self.directRequest(head, path: uri.path, route: route)
         var identity: Identity?
         if route.auth != .none {
             let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
@@ -91,6 +88,18 @@ extension GatewayResponder {
             method: head.method, scheme: nil, authority: upstream.target.authority, path: target, headerFields: upstreamFields
         )
         return .forward(request, upstream, upstreamHead)
+    }
+
+    /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
+    /// on gets its id, and its clock, from the async responder).
+    private func directRequest(_ head: HTTPRequest, path: String, route: Route) -> DirectRequest {
+        var request = DirectRequest(
+            start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
+            closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: RequestRecord(),
+            limitHeaders: HTTPFields()
+        )
+        request.record.route = route.name
+        return request
     }
 
     /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).

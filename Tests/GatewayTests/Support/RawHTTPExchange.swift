@@ -20,6 +20,12 @@ struct RawHTTPExchange: Sendable {
         func field(_ name: String) -> String? {
             self.fields.first { $0.name.lowercased() == name.lowercased() }?.value
         }
+
+        /// `error.code` of a JSON error body, or nil.
+        var errorCode: String? {
+            let json = try? JSONSerialization.jsonObject(with: Data(self.body)) as? [String: Any]
+            return (json?["error"] as? [String: Any])?["code"] as? String
+        }
     }
 
     enum Ending: Sendable, Equatable {
