@@ -111,6 +111,30 @@ struct DirectPathTests {
         return (Digest(response), response.header("x-request-id"))
     }
 
+    @Test(
+        "a caller whose uid a field cannot carry unchanged is refused with 403 on every path, and nothing is forwarded",
+        arguments: Path.allCases, ["alice ", " alice", "alice\t", "a\u{0}b", "a\u{7F}b", "a\r\nX-Admin: 1"]
+    )
+    func uidNotForwardable(_ path: Path, uid: String) async throws {
+        try await withUpstreamTestServer { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.routes += ProxyFixture.routes(upstream: upstream.baseURL)
+                path.apply(to: &configuration)
+            }) { gateway in
+                let refused = try await gateway.get("/api/echo", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: uid))])
+                #expect(refused.status == 403)
+                #expect(refused.errorCode == "PERMISSION_DENIED")
+                #expect(upstream.requestCount == 0)
+                // The same uid is a valid caller where nothing is forwarded.
+                let me = try await gateway.get("/v1/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: uid))])
+                #expect(me.status == 200)
+                #expect(me.json["uid"] as? String == uid)
+                let plain = try await gateway.get("/api/echo", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "alice"))])
+                #expect(UpstreamEcho(plain).values("X-User-Id") == ["alice"])
+            }
+        }
+    }
+
     @Test("pipelined requests on both paths are answered in request order")
     func pipelinedOrder() async throws {
         try await ProxyFixture.run { gateway, _ in

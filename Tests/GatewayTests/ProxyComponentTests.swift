@@ -76,8 +76,8 @@ struct ProxyComponentTests {
     ]
 
     @Test("hop-by-hop, identity, framing and forwarding fields from an untrusted peer are replaced")
-    func untrustedPeer() {
-        let headers = Self.rules().fields(
+    func untrustedPeer() throws {
+        let headers = try Self.rules().fields(
             for: Self.request(Self.hostile).head, requestID: "gw-1", identity: Identity(uid: "alice", source: .firebase, token: nil),
             peer: "10.0.0.9", now: 1_700_000_000
         )
@@ -89,12 +89,27 @@ struct ProxyComponentTests {
         #expect(headers.map { "\($0.name): \($0.value)" } == expected.map { "\($0.0): \($0.1)" })
     }
 
+    @Test("X-User-Id carries a uid only as it is: none with a control character or a space at either end")
+    func carriedUIDs() throws {
+        for uid in ["alice", "a b", "élodie", "用户", "a:b@c", String(repeating: "z", count: 128)] {
+            #expect(UpstreamRequestHeaders.canCarry(uid), "\(uid)")
+        }
+        for uid in ["alice ", " alice", "\talice", "a\u{0}b", "a\u{1F}b", "a\u{7F}b", "a\nb"] {
+            #expect(!UpstreamRequestHeaders.canCarry(uid), "\(uid.debugDescription)")
+            #expect(throws: GatewayError.uidNotForwardable()) {
+                try Self.rules().fields(
+                    for: Self.request([]).head, requestID: "r", identity: Identity(uid: uid, source: .firebase, token: nil), peer: nil, now: 0
+                )
+            }
+        }
+    }
+
     @Test("Via: the gateway's hop after those the client's request passed (RFC 9110 §7.6.3)")
-    func via() {
+    func via() throws {
         let rules = Self.rules()
-        let plain = rules.fields(for: Self.request([]).head, requestID: "gw-1", identity: nil, peer: "10.0.0.9", now: 1_700_000_000)
+        let plain = try rules.fields(for: Self.request([]).head, requestID: "gw-1", identity: nil, peer: "10.0.0.9", now: 1_700_000_000)
         #expect(plain["Via"] == ["1.1 storygate"])
-        let relayed = rules.fields(
+        let relayed = try rules.fields(
             for: Self.request([("Via", "1.1 cdn-edge, 1.0 corp-proxy"), ("Via", "1.1 lb")]).head, requestID: "gw-1", identity: nil,
             peer: "10.0.0.9", now: 1_700_000_000
         )
@@ -102,8 +117,8 @@ struct ProxyComponentTests {
     }
 
     @Test("from a trusted proxy: X-Forwarded-For appended to, -Proto, -Host and Forwarded believed")
-    func trustedPeer() {
-        let headers = Self.rules(trusted: ["10.0.0.0/8"]).fields(
+    func trustedPeer() throws {
+        let headers = try Self.rules(trusted: ["10.0.0.0/8"]).fields(
             for: Self.request(Self.hostile + [("X-Forwarded-For", "8.8.8.8")]).head, requestID: "gw-1", identity: nil, peer: "10.0.0.9",
             now: 1_700_000_000
         )
@@ -117,15 +132,15 @@ struct ProxyComponentTests {
     }
 
     @Test("Authorization is forwarded only where the route says so")
-    func authorization() {
+    func authorization() throws {
         let request = Self.request([("Authorization", "Bearer abc")])
-        #expect(Self.rules().fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
-        #expect(Self.rules(forwardAuthorization: true).fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
+        #expect(try Self.rules().fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
+        #expect(try Self.rules(forwardAuthorization: true).fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
     }
 
     @Test("with a key, a verified caller gets a fresh assertion that verifies with it (and not with another)")
     func assertion() throws {
-        let headers = Self.rules(key: Self.assertionKey).fields(
+        let headers = try Self.rules(key: Self.assertionKey).fields(
             for: Self.request([("X-StoryGate-Identity", "v1.forged")]).head, requestID: "gw-7",
             identity: Identity(uid: "alice", source: .firebase, token: nil), peer: "127.0.0.1", now: 1_700_000_000
         )
@@ -136,7 +151,7 @@ struct ProxyComponentTests {
         let other = IdentityAssertionKey(Array("another key of at least 32 bytes!!".utf8))!
         #expect(throws: IdentityAssertionError.self) { try IdentityAssertion.verify(header: values[0], key: other, now: 1_700_000_001) }
         // No caller: no identity, no assertion.
-        let anonymous = Self.rules(key: Self.assertionKey).fields(
+        let anonymous = try Self.rules(key: Self.assertionKey).fields(
             for: Self.request([]).head, requestID: "gw-8", identity: nil, peer: nil, now: 1_700_000_000
         )
         #expect(anonymous["X-StoryGate-Identity"].isEmpty)

@@ -62,6 +62,46 @@ struct RateLimitEndToEndTests {
         }
     }
 
+    @Test("an error after the limit counted the request carries the limit's fields: a function's 400")
+    func functionErrorCarriesLimitFields() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            let invalid = try await gateway.request(
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "kid-400"), ("Content-Type", "application/json")],
+                body: Array("{}".utf8)
+            )
+            #expect(invalid.status == 400)
+            #expect(invalid.errorCode == "INVALID_ARGUMENT")
+            #expect(invalid.header("ratelimit-policy")?.hasPrefix("\"extract-scenes\";q=") == true)
+            #expect(invalid.header("ratelimit")?.hasPrefix("\"extract-scenes\";r=") == true)
+            // Refused before the limit (no caller): nothing counted, no limit fields.
+            let anonymous = try await gateway.request("POST", "/functions/v1/extract-scenes", body: Array("{}".utf8))
+            #expect(anonymous.status == 401)
+            #expect(anonymous.header("ratelimit") == nil)
+        }
+    }
+
+    @Test("an error after the limit counted the request carries the limit's fields: an unreachable upstream's 502, on every path",
+          arguments: DirectPathTests.Path.allCases)
+    func upstreamErrorCarriesLimitFields(_ path: DirectPathTests.Path) async throws {
+        let port = try refusingLoopbackPort()
+        try await GatewayHarness.run(configure: { configuration in
+            Self.dev(&configuration)
+            path.apply(to: &configuration)
+            configuration.routes.append(
+                RouteConfiguration(
+                    path: .prefix("/down/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(port)")!), auth: .required,
+                    rateLimit: RouteRateLimit(name: "story-generation")
+                )
+            )
+        }) { gateway in
+            let response = try await gateway.get("/down/anything", headers: [("X-User-Id", "kid-502")])
+            #expect(response.status == 502)
+            #expect(response.errorCode == "UPSTREAM_ERROR")
+            #expect(response.header("ratelimit-policy") == "\"story-generation\";q=10;w=3600")
+            #expect(response.header("ratelimit") == "\"story-generation\";r=9;t=360")
+        }
+    }
+
     @Test("shadow mode counts but never rejects")
     func shadow() async throws {
         try await GatewayHarness.run(

@@ -65,6 +65,8 @@ extension Corpus {
         TokenCase("duplicate alg via escape", .malformed, build: { f in
             f.token(headerJSON: #"{"alg":"HS256","kid":"\#(f.keyID)","\u0061lg":"RS256"}"#, payloadJSON: f.payloadJSON(now: now))
         }),
+        // {"alg":"none","kid":…,"alg\u0000":"RS256"}: the twin's name has four characters; it is not alg.
+        TokenCase("alg none, an alg NUL twin", .unsupportedAlgorithm, build: header(setting: ["alg": #""none""#, "alg\u{0}": #""RS256""#])),
         // Header "[\"RS256\"]": not an object.
         TokenCase("header not an object", .malformed, build: { f in
             f.token(headerJSON: #"["RS256"]"#, payloadJSON: f.payloadJSON(now: now))

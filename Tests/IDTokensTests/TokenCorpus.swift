@@ -128,6 +128,10 @@ extension Corpus {
         TokenCase("sub of 129 non-ASCII characters", .invalidSubject, build: payload(setting: ["sub": "\"" + String(repeating: "é", count: 129) + "\""])),
         // No sub.
         TokenCase("sub missing", .invalidSubject, build: payload(removing: ["sub"])),
+        // No sub, but "sub\u0000":"mallory": a name of four characters, not sub (RFC 7519 §4: exact names).
+        TokenCase("sub missing, a sub NUL twin", .invalidSubject, build: payload(setting: ["sub\u{0}": #""mallory""#], removing: ["sub"])),
+        // An expired exp and a valid "exp\u0000" twin: the twin is not exp.
+        TokenCase("exp expired, an exp NUL twin", .expired, build: payload(setting: ["exp": "1699996400", "exp\u{0}": "1700003600"])),
         // sub 123.
         TokenCase("sub number", .invalidSubject, build: payload(setting: ["sub": "123"])),
         // sub null.

@@ -40,6 +40,14 @@ struct TokenVerifierTests {
         ))
     }
 
+    @Test("a member whose name is a claim's name and a NUL is not that claim: the uid is the sub")
+    func nulTwinIsNotTheClaim() throws {
+        let token = Corpus.factory.token(now: Corpus.now, setting: ["sub\u{0}": #""mallory""#])
+        let verified = try Corpus.verifier.verify(token, now: Corpus.now, keys: { _ in TestKeys.keySet })
+        #expect(verified.uid == "user-123")
+        #expect(verified.claimsJSON.contains(#""sub\u0000":"mallory""#))
+    }
+
     @Test("a Substring token verifies like a String")
     func substringToken() throws {
         let header = "Bearer " + Corpus.factory.token(now: Corpus.now)

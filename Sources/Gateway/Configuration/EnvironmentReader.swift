@@ -117,7 +117,10 @@ extension EnvironmentReader {
         if allowOff, value.lowercased() == "off" { return nil }
         let words = value.split(separator: " ", omittingEmptySubsequences: true)
         let shadow = words.count == 2 && words[1].lowercased() == "shadow"
-        guard words.count == 1 || shadow, let limit = RateLimit(name: name, spec: String(words[0]), shadow: shadow) else {
+        // The config file's bounds too: the same limit is valid or not however it is given.
+        guard words.count == 1 || shadow, let limit = RateLimit(name: name, spec: String(words[0]), shadow: shadow),
+            ConfigurationBounds.rateLimitCapacity.contains(limit.capacity), ConfigurationBounds.rateLimitPeriodSeconds.contains(limit.period)
+        else {
             throw ConfigurationError(
                 variable: variable,
                 message: "must be <count>/<seconds> (e.g. 10/3600), optionally followed by ' shadow'\(allowOff ? ", or off" : ""), not '\(value.prefix(40))'"

@@ -92,6 +92,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// header names and assertion key are usable (`ProxySettings.validate()`), whatever set them.
     public func validate() throws(ConfigurationError) {
         try self.proxy.validate()
+        try self.validateLimitCosts()
         switch self.mode {
         case .prod:
             guard self.firebaseProjectID != nil else {
@@ -107,6 +108,26 @@ public struct GatewayConfiguration: Sendable, Equatable {
                     message: "dev mode trusts the X-User-Id header and a published dev key, so it binds to loopback only; '\(self.host)' is not loopback (set DEV_ALLOW_NON_LOOPBACK=true, or dev.allow_non_loopback: true in the config file, to override)"
                 )
             }
+        }
+    }
+
+    /// A request whose cost is over its limit's capacity could never pass (and `Retry-After` would promise a time
+    /// that never comes): each route's cost, and the failed-authentication limit's 1, must fit in a full bucket.
+    private func validateLimitCosts() throws(ConfigurationError) {
+        for route in self.routes {
+            guard let rule = route.rateLimit, let limit = self.rateLimits.first(where: { $0.name == rule.name }) else { continue }
+            guard rule.cost <= limit.capacity else {
+                throw ConfigurationError(
+                    variable: "routes",
+                    message: "route \(route.name) costs \(rule.cost) but the limit '\(limit.name)' holds only \(limit.capacity): no request could ever pass (lower the cost or raise the capacity)"
+                )
+            }
+        }
+        if let limit = self.authFailureLimit, limit.capacity < 1 {
+            throw ConfigurationError(
+                variable: "AUTH_FAILURE_LIMIT",
+                message: "holds \(limit.capacity) tokens, less than one failed attempt costs: every request without valid credentials would be refused (use at least 1, or off)"
+            )
         }
     }
 
@@ -126,8 +147,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
         }
     }
 
+    /// What the Redis store takes: the same parser, so `check-config` refuses what `serve` would.
     static func isRedisURL(_ url: String) -> Bool {
-        url.hasPrefix("redis://") && url.count > "redis://".count && !url.contains(" ")
+        RedisRateLimitStore.isValidURL(url)
     }
 
     /// An HTTP header name: an RFC 9110 token of at most 128 characters.
@@ -146,8 +168,14 @@ public struct GatewayConfiguration: Sendable, Equatable {
         }
     }
 
+    /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8 written as four decimal numbers (`127.example.com` is not).
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in
+            (1...3).contains(part.utf8.count) && part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && Int(part)! <= 255
+        }
     }
 
     static func isValidHost(_ host: String) -> Bool {
@@ -166,13 +194,35 @@ public struct GatewayConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Certificates come over HTTPS; plain HTTP only to a loopback test server.
+    /// Certificates (and OpenAI) come over HTTPS; plain HTTP only to a loopback test server. A URL with user info
+    /// is refused: `http://127.0.0.1@example.com/` is example.com (RFC 3986 §3.2.1), and credentials do not
+    /// belong in it.
     static func isAllowedCertsURL(_ url: String) -> Bool {
-        if url.hasPrefix("https://"), url.count > "https://".count { return !url.contains(" ") }
-        guard url.hasPrefix("http://") else { return false }
-        let rest = url.dropFirst("http://".count)
-        let authority = rest.prefix { $0 != "/" }
-        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }.dropFirst()) : String(authority.prefix { $0 != ":" })
-        return Self.isLoopback(host)
+        let isHTTPS = url.hasPrefix("https://")
+        guard isHTTPS || url.hasPrefix("http://"), !url.contains(" ") else { return false }
+        let authority = url.dropFirst(isHTTPS ? "https://".count : "http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, !authority.contains("@") else { return false }
+        return isHTTPS || Self.isLoopbackAuthority(authority)
+    }
+
+    /// `host[:port]` with a loopback host (``isLoopback(_:)``; IPv6 in brackets) and nothing else.
+    private static func isLoopbackAuthority(_ authority: Substring) -> Bool {
+        let host: Substring
+        let rest: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            rest = authority[authority.index(after: close)...]
+        } else {
+            host = authority.prefix { $0 != ":" }
+            rest = authority[host.endIndex...]
+        }
+        if !rest.isEmpty {
+            let port = rest.dropFirst()
+            guard rest.first == ":", (1...5).contains(port.utf8.count), port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return false
+            }
+        }
+        return Self.isLoopback(String(host))
     }
 }

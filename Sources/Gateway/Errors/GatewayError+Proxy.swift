@@ -23,6 +23,16 @@ extension GatewayError {
         .invalidArgument("The path must not contain '.' or '..' segments.", reason: "dot_segment")
     }
 
+    /// The caller's uid cannot go to the upstream unchanged in `X-User-Id`: refused, because passed on altered it
+    /// could name another user (see ``UpstreamRequestHeaders/canCarry(_:)``).
+    static func uidNotForwardable() -> GatewayError {
+        GatewayError(
+            status: .forbidden, code: "PERMISSION_DENIED",
+            message: "This account's uid cannot be passed to the upstream service unchanged, so the request is refused.",
+            reason: "uid_not_forwardable"
+        )
+    }
+
     /// The client's request body could not be read to the end (malformed, or the client went away).
     static func unreadableRequestBody() -> GatewayError {
         .invalidArgument("The request body could not be read.", reason: "unreadable_body")

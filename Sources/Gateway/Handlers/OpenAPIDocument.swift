@@ -61,6 +61,10 @@ x-error-codes:
   - status: 401
     code: UNAUTHENTICATED
     when: "no credentials, or a rejected token (WWW-Authenticate says which)"
+  - status: 403
+    code: PERMISSION_DENIED
+    when: "on a proxied route (configured, not described here): the caller's uid cannot be passed on unchanged in X-User-Id (a control character, or a space at either end)"
+    proxiedRoutesOnly: true
   - status: 404
     code: NOT_FOUND
     when: "no route for the path; an unknown media key; an unknown hero_generation_id"

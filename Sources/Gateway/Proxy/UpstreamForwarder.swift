@@ -31,7 +31,7 @@ struct UpstreamForwarder: Sendable {
         // which is this route's limit too. A chunked body is counted as it streams.
         let declaredLength = request.headers[.contentLength].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         guard let path = self.route.target.path(path: request.uri.path, query: request.uri.query) else { throw GatewayError.dotSegmentInPath() }
-        var fields = self.route.headers.fields(
+        var fields = try self.route.headers.fields(
             for: request.head, requestID: context.requestID, identity: context.identity,
             peer: context.channel.remoteAddress?.ipAddress, now: WallClock.now()
         )

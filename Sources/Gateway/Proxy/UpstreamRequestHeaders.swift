@@ -7,7 +7,8 @@ import NIOHTTP1
 /// - hop-by-hop fields are removed (``HopByHopHeaders``), and so are `Host` (the client sets the upstream's),
 ///   `Content-Length` (set from the body being sent) and `Expect` (the body is streamed at once);
 /// - identity is the gateway's alone: every client-sent `X-User-Id`, configured identity header and assertion
-///   header is removed; with a verified caller, `X-User-Id: <uid>` and (with a key) a signed assertion are set;
+///   header is removed; with a verified caller, `X-User-Id: <uid>` and (with a key) a signed assertion are set —
+///   and a caller whose uid a field cannot carry unchanged is refused (``canCarry(_:)``);
 /// - `Authorization` is passed on only where the route says so;
 /// - `X-Forwarded-For`, `-Proto`, `-Host` and `Forwarded` are believed only from a peer in `TRUSTED_PROXIES`:
 ///   from one, the client's `X-Forwarded-For` is kept and the peer appended; otherwise they are replaced by the
@@ -63,7 +64,11 @@ struct UpstreamRequestHeaders: Sendable {
     /// - Parameters:
     ///   - peer: the TCP peer's IP address (nil when unknown).
     ///   - now: Unix seconds, for the assertion's timestamp.
-    func fields(for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double) -> HTTPFields {
+    /// - Throws: `uidNotForwardable` for a caller whose uid a field cannot carry unchanged.
+    func fields(
+        for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double
+    ) throws(GatewayError) -> HTTPFields {
+        if let identity, !Self.canCarry(identity.uid) { throw .uidNotForwardable() }
         let source = request.headerFields
         let listed = HopByHopHeaders.connectionOptions(source)
         let peerTrusted = !self.trustedProxies.isEmpty && peer.map { peer in self.trustedProxies.contains { $0.contains(peer) } } ?? false
@@ -116,5 +121,14 @@ struct UpstreamRequestHeaders: Sendable {
             }
         }
         return headers
+    }
+
+    /// Whether a field value holds this uid exactly. A Firebase uid is any string of up to 128 characters, but a
+    /// field value cannot hold a control character (HTTPTypes writes a space instead), and a space or tab at
+    /// either end is not part of the value (RFC 9110 §5.5): `alice ` would reach the upstream as `alice`.
+    static func canCarry(_ uid: String) -> Bool {
+        let bytes = uid.utf8
+        guard bytes.first != UInt8(ascii: " "), bytes.last != UInt8(ascii: " ") else { return false }
+        return !bytes.contains { $0 < 0x20 || $0 == 0x7F }
     }
 }

@@ -80,9 +80,14 @@ extension GatewayResponder {
                 return .refuse(request, error)
             }
         }
-        var upstreamFields = upstream.headers.fields(
-            for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now()
-        )
+        var upstreamFields: HTTPFields
+        do {
+            upstreamFields = try upstream.headers.fields(
+                for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now()
+            )
+        } catch {
+            return .refuse(request, error)
+        }
         if fields[.contentLength] != nil { upstreamFields[.contentLength] = "0" }
         let upstreamHead = HTTPRequest(
             method: head.method, scheme: nil, authority: upstream.target.authority, path: target, headerFields: upstreamFields
@@ -124,6 +129,7 @@ extension GatewayResponder {
         }
         let json = ErrorResponse.json(error, requestID: request.requestID, now: WallClock.now())
         var fields = ErrorResponse.fields(error)
+        fields.append(contentsOf: request.limitHeaders)
         fields[.contentLength] = String(json.utf8.count)
         self.finishDirectFields(&fields, request)
         sink.writeHead(HTTPResponse(status: error.status, headerFields: fields), for: request)

@@ -74,6 +74,8 @@ final class GatewayResponder: Sendable {
         to request: Request, route: Route?, requestID: String, channel: any Channel, upstream: UpstreamTiming?,
         writer: borrowing ResponseWriter, record: inout RequestRecord
     ) async -> Response {
+        // The limit's fields, once a limit has counted the request: every answer after that carries them, errors too.
+        var limitHeaders: HTTPFields?
         do {
             try RequestFraming.check(request.head)
             guard let route else { throw GatewayError.notFound() }
@@ -81,7 +83,6 @@ final class GatewayResponder: Sendable {
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
             let identity = try await self.identify(request, route: route, channel: channel, record: &record)
-            var limitHeaders: HTTPFields?
             if let rule = route.rateLimit, let identity {
                 limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid, outcome: &record.rateLimit)
             }
@@ -98,6 +99,7 @@ final class GatewayResponder: Sendable {
             return response
         } catch var error as GatewayError {
             record.errorReason = error.reason
+            if let limitHeaders { error.headers.append(contentsOf: limitHeaders) }
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
             }

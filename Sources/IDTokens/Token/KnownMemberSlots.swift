@@ -11,16 +11,19 @@ struct KnownMemberSlots: Sendable {
     var authTime: Int?
     var nbf: Int?
 
-    // Names packed little-endian into integers, so matching is one comparison.
-    private static let algName: UInt64 = 0x67_6C61        // "alg"
-    private static let kidName: UInt64 = 0x64_696B        // "kid"
-    private static let critName: UInt64 = 0x7469_7263     // "crit"
-    private static let audName: UInt64 = 0x64_7561        // "aud"
-    private static let issName: UInt64 = 0x73_7369        // "iss"
-    private static let subName: UInt64 = 0x62_7573        // "sub"
-    private static let expName: UInt64 = 0x70_7865        // "exp"
-    private static let iatName: UInt64 = 0x74_6169        // "iat"
-    private static let nbfName: UInt64 = 0x66_626E        // "nbf"
+    // Names of three and four bytes packed little-endian into integers, with the length in the top byte, so matching
+    // is one comparison and a name is never taken for a shorter one (`"sub\u0000"`, four bytes once unescaped, is
+    // not `sub`: RFC 7515 §4 and RFC 7519 §4 compare names as exact strings).
+    private static let algName: UInt64 = 0x0300_0000_0067_6C61  // 3, "alg"
+    private static let kidName: UInt64 = 0x0300_0000_0064_696B  // 3, "kid"
+    private static let critName: UInt64 = 0x0400_0000_7469_7263 // 4, "crit"
+    private static let audName: UInt64 = 0x0300_0000_0064_7561  // 3, "aud"
+    private static let issName: UInt64 = 0x0300_0000_0073_7369  // 3, "iss"
+    private static let subName: UInt64 = 0x0300_0000_0062_7573  // 3, "sub"
+    private static let expName: UInt64 = 0x0300_0000_0070_7865  // 3, "exp"
+    private static let iatName: UInt64 = 0x0300_0000_0074_6169  // 3, "iat"
+    private static let nbfName: UInt64 = 0x0300_0000_0066_626E  // 3, "nbf"
+    /// The first eight bytes of the nine of "auth_time" (whose length is checked apart).
     private static let authTimName: UInt64 = 0x6D69_745F_6874_7561  // "auth_tim" (+ "e")
 
     init(members: [JSONMember], headerMemberCount: Int, in buffer: UnsafeBufferPointer<UInt8>) {
@@ -38,13 +41,13 @@ struct KnownMemberSlots: Sendable {
                         authTime = index
                     }
                 } else {
-                    record(word & (length == 3 ? 0xFF_FFFF : 0xFFFF_FFFF), index: index, isHeader: isHeader)
+                    record(word & (length == 3 ? 0xFF_FFFF : 0xFFFF_FFFF) | UInt64(length) << 56, index: index, isHeader: isHeader)
                 }
             } else {
                 // Rare: an escaped name is compared after unescaping.
                 Self.withName(of: member, in: buffer) { name in
                     if name.count == 3 || name.count == 4 {
-                        record(Self.pack(name), index: index, isHeader: isHeader)
+                        record(Self.pack(name) | UInt64(name.count) << 56, index: index, isHeader: isHeader)
                     } else if name.count == 9, !isHeader, name[8] == UInt8(ascii: "e"),
                               Self.pack(UnsafeBufferPointer(rebasing: name[0..<8])) == Self.authTimName {
                         authTime = index

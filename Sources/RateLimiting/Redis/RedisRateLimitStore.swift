@@ -38,6 +38,12 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     private let timeout: TimeAmount
     private let logger: Logger
 
+    /// Whether `url` is a Redis URL this store takes (`redis://[[user]:password@]host[:port][/db]`), so a
+    /// configuration check refuses exactly what `init` would.
+    public static func isValidURL(_ url: String) -> Bool {
+        (try? RedisEndpoint(url: url)) != nil
+    }
+
     /// Validates the configuration; connects nothing until `run()`.
     ///
     /// - Throws: `RateLimitStoreError.invalidConfiguration` for a malformed URL or non-positive sizes and durations.
