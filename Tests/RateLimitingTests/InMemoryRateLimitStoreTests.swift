@@ -29,6 +29,18 @@ struct InMemoryRateLimitStoreTests {
         #expect(store.bucketCount == 3)
     }
 
+    /// Uids are byte strings (as Redis keys are): two that Swift's `String` equality calls equal, "é" as one scalar
+    /// and as e + U+0301, are two users with two buckets.
+    @Test func canonicallyEquivalentUidsAreDistinctUsers() {
+        let store = InMemoryRateLimitStore()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)
+        for _ in 0..<10 { #expect(store.checkNow(limit, key: composed, cost: 1, now: 0).allowed) }
+        #expect(!store.checkNow(limit, key: composed, cost: 1, now: 0).allowed)
+        #expect(store.checkNow(limit, key: decomposed, cost: 1, now: 0).allowed)
+        #expect(store.bucketCount == 2)
+    }
+
     @Test func followsTheBucketRulesOverTime() {
         let store = InMemoryRateLimitStore(shardCount: 1)
         for _ in 0..<10 { _ = store.checkNow(limit, key: "u", cost: 1, now: 0) }

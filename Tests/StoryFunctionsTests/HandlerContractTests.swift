@@ -212,6 +212,22 @@ import Testing
         #expect(provider.calls.generations == before)
     }
 
+    /// Uids are byte strings: a caller whose uid is canonically equivalent to the owner's (Swift's `String` `==`
+    /// says equal) is another user.
+    @Test func illustrationHeroOfACanonicallyEquivalentUidIsNotFound() async throws {
+        let fixture = TestFixture(provider: ScriptedProvider())
+        defer { fixture.close() }
+        let owner = Caller(uid: "caf\u{E9}", safetyIdentifier: "hash-1"), twin = Caller(uid: "cafe\u{301}", safetyIdentifier: "hash-2")
+        #expect(owner.uid == twin.uid)
+        let avatar = try object(try await fixture.service.avatarGeneration(body(Bodies.avatar), caller: owner))
+        let heroID = try #require(avatar["generation_id"] as? String)
+        let error = await expectFunctionError { () async throws(FunctionError) in
+            try await fixture.service.sceneIllustration(body(Bodies.illustration(hero: heroID)), caller: twin)
+        }
+        #expect(error == .notFound(field: "hero_generation_id"))
+        _ = try object(try await fixture.service.sceneIllustration(body(Bodies.illustration(hero: heroID)), caller: owner))
+    }
+
     @Test func offlineAnswersAreDeterministic() async throws {
         let provider = OfflineProvider()
         let chat = StructuredChatRequest(model: "m", system: "Write about 200 words in exactly 4 scenes.", user: "Hero: Mila",

@@ -7,14 +7,18 @@ struct BucketKey: Hashable {
     let high: UInt64
     let low: UInt64
 
+    /// Hashes the key's UTF-8 bytes, not the `String`: Swift's `String` equality (and hash) is canonical equivalence,
+    /// so `"é"` as one scalar and as `e` + U+0301 would share a bucket, while uids (and Redis keys) are byte strings.
     init(_ key: String) {
-        var first = Hasher()
-        first.combine(key)
-        var second = Hasher()
-        second.combine(0x5354_4F52_5947_4154 as UInt64)  // "STORYGAT": a different prefix, an independent hash
-        second.combine(key)
-        self.high = UInt64(UInt(bitPattern: first.finalize()))
-        self.low = UInt64(UInt(bitPattern: second.finalize()))
+        var key = key
+        (self.high, self.low) = key.withUTF8 { bytes in
+            var first = Hasher()
+            first.combine(bytes: UnsafeRawBufferPointer(bytes))
+            var second = Hasher()
+            second.combine(0x5354_4F52_5947_4154 as UInt64)  // "STORYGAT": a different prefix, an independent hash
+            second.combine(bytes: UnsafeRawBufferPointer(bytes))
+            return (UInt64(UInt(bitPattern: first.finalize())), UInt64(UInt(bitPattern: second.finalize())))
+        }
     }
 
     func hash(into hasher: inout Hasher) {

@@ -66,7 +66,9 @@ extension StoryFunctionsService {
     func heroImage(_ key: String, caller: Caller) async throws(FunctionError) -> [UInt8] {
         let notFound = FunctionError.notFound(field: "hero_generation_id")
         do {
-            guard let object = try await self.media.metadata(key), object.owner == caller.uid,
+            // Owners compare as bytes: `String`'s `==` is canonical equivalence, and "é" as one scalar and as
+            // e + U+0301 are two uids.
+            guard let object = try await self.media.metadata(key), object.owner.utf8.elementsEqual(caller.uid.utf8),
                   object.contentType == "image/png",
                   let bytes = try await self.media.read(key, range: nil), PNG.isPNG(bytes) else { throw notFound }
             return bytes
