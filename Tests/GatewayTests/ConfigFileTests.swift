@@ -102,7 +102,7 @@ struct ConfigFileTests {
             server: {max_header_bytes: 2048, max_header_count: 50, max_body_bytes: 0, header_timeout_seconds: 2.5,
                      idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0, direct_path: false,
                      raw_path: false}
-            proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, max_age_seconds: 30},
+            proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, accept: false, max_age_seconds: 30},
                     connect_timeout_seconds: 1, max_connections_per_upstream: 8, idle_timeout_seconds: 2.5}
             """, environment: ["ENV": "dev"])
         #expect(configuration.server.maxHeaderBytes == 2048)
@@ -115,11 +115,14 @@ struct ConfigFileTests {
         #expect(configuration.proxy.assertionHeader == "X-Identity")
         #expect(configuration.proxy.maxConnectionsPerUpstream == 8)
         #expect(configuration.proxy.assertionMaxAgeSeconds == 30)
+        #expect(configuration.proxy.acceptAssertions == false)
         #expect(configuration.proxy.idleTimeoutSeconds == 2.5)
         // The defaults: what the proxy had hard-coded before the keys existed.
         let defaults = try GatewayConfiguration(yaml: "env: dev\n")
         #expect(defaults.proxy.assertionMaxAgeSeconds == 60)
         #expect(defaults.proxy.idleTimeoutSeconds == 60)
+        #expect(defaults.proxy.acceptAssertions == true)
+        #expect(try GatewayConfiguration(yaml: "env: dev\n", environment: ["IDENTITY_ASSERTION_ACCEPT": "false"]).proxy.acceptAssertions == false)
     }
 
     @Test("the cross-key rules still apply to file values")

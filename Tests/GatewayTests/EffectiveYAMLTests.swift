@@ -25,7 +25,7 @@ struct EffectiveYAMLTests {
         redis: {url: 'redis://cache:6379/2', pool_size: 2, timeout_ms: 5, failure_policy: closed}
         media_dir: 'null'
         server: {max_header_bytes: 2048, header_timeout_seconds: 0.25, shutdown_grace_seconds: 0}
-        proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, max_age_seconds: 30}, connect_timeout_seconds: 1.5, idle_timeout_seconds: 2.5}
+        proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, accept: false, max_age_seconds: 30}, connect_timeout_seconds: 1.5, idle_timeout_seconds: 2.5}
         routes:
           - {path: /functions/v1/story-generation, builtin: story-generation, rate_limit: story-generation, cost: 0.5}
           - {path: /healthz, builtin: healthz, auth: none, methods: [GET]}

@@ -88,6 +88,31 @@ struct ProxyIdentityTests {
         }
     }
 
+    @Test("an edge with accept: false signs assertions for the gateway behind it but takes none itself")
+    func edgeDoesNotAccept() async throws {
+        try await GatewayHarness.run(configure: Self.withKey) { inner in
+            try await GatewayHarness.run(configure: { configuration in
+                Self.withKey(&configuration)
+                configuration.proxy.acceptAssertions = false
+                configuration.routes.append(
+                    RouteConfiguration(
+                        path: .prefix("/inner/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(inner.port)/v1")!), auth: .required
+                    )
+                )
+            }) { edge in
+                let chained = try await edge.get("/inner/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "carol"))])
+                #expect(chained.status == 200)
+                #expect(chained.json["source"] as? String == "assertion")
+                // An assertion replayed to the edge is no credential there.
+                for path in ["/v1/me", "/inner/me"] {
+                    let replayed = try await edge.get(path, headers: [("X-StoryGate-Identity", Self.assertion(uid: "carol"))])
+                    #expect(replayed.status == 401, "\(path)")
+                    #expect(replayed.header("www-authenticate") == "Bearer realm=\"storygate\"", "\(path)")
+                }
+            }
+        }
+    }
+
     @Test("a secret shorter than 32 bytes stops start-up")
     func shortSecret() throws {
         var configuration = GatewayConfiguration()

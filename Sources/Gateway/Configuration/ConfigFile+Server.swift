@@ -45,6 +45,7 @@ extension ConfigFile {
             try assertion.assign(&settings.assertionSecret, "secret_file") { value throws(ConfigurationError) in
                 try value.secretFile(minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes)
             }
+            try assertion.assign(&settings.acceptAssertions, "accept") { value throws(ConfigurationError) in try value.boolean() }
             try assertion.assign(&settings.assertionMaxAgeSeconds, "max_age_seconds") { value throws(ConfigurationError) in
                 try value.number(in: ConfigurationBounds.assertionMaxAgeSeconds)
             }

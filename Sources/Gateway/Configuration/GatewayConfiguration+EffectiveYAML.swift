@@ -90,6 +90,7 @@ extension GatewayConfiguration {
         let assertion: [(String, Node)] = [
             ("header", Y.string(self.proxy.assertionHeader)),
             ("secret", Y.string(self.proxy.assertionSecret == nil ? "unset" : "<redacted>")),
+            ("accept", Y.bool(self.proxy.acceptAssertions)),
             ("max_age_seconds", Y.number(self.proxy.assertionMaxAgeSeconds)),
         ]
         return Y.mapping([

@@ -52,6 +52,7 @@ extension GatewayConfiguration {
         self.proxy.assertionSecret = try reader.secretFile(
             "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
         ) ?? self.proxy.assertionSecret
+        self.proxy.acceptAssertions = try reader.boolean("IDENTITY_ASSERTION_ACCEPT", default: self.proxy.acceptAssertions)
     }
 
     private mutating func applyOpenAI(_ reader: EnvironmentReader) throws(ConfigurationError) {

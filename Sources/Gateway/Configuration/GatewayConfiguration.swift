@@ -39,6 +39,7 @@ public import StoryFunctions
 /// | `server.direct_path` | `DIRECT_PATH` | see `ServerLimits` | `true` |
 /// | `server.raw_path` | `RAW_PATH` | see `ServerLimits` | `true` |
 /// | `proxy.identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | see `ProxySettings` | none |
+/// | `proxy.identity_assertion.accept` | `IDENTITY_ASSERTION_ACCEPT` | see `ProxySettings` | `true` |
 /// | `builtin_routes`, `routes` | | the route table, see `RouteConfiguration` | `RouteConfiguration.defaults` |
 /// | | `STORYGATE_CONFIG` | the config file when `--config` is not given | none |
 ///

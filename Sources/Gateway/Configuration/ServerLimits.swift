@@ -38,6 +38,7 @@ public struct ServerLimits: Sendable, Equatable {
 /// | `identity_headers` | | list of header names that carry identity: every client-sent copy is removed before forwarding | `[X-User-Id]` |
 /// | `identity_assertion.header` | | the header carrying the HMAC-signed identity assertion | `X-StoryGate-Identity` |
 /// | `identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | a file holding the shared HMAC key (at least 32 bytes), read at start; no assertion when unset | none |
+/// | `identity_assertion.accept` | `IDENTITY_ASSERTION_ACCEPT` | whether an incoming assertion is a credential here (a gateway behind a gateway); `false` at an edge that only signs them, so one an upstream has seen cannot be replayed to the edge | `true` |
 /// | `identity_assertion.max_age_seconds` | | 1...3600: how old an assertion another gateway signed may be when this one verifies it (its clock may be 5 s ahead) | `60` |
 /// | `connect_timeout_seconds` | | 0.1...600: connecting to an upstream | `5` |
 /// | `max_connections_per_upstream` | | 1...10000 pooled keep-alive connections per upstream and event loop | `64` |
@@ -54,6 +55,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var assertionHeader = "X-StoryGate-Identity"
     /// The shared HMAC key for identity assertions (from `identity_assertion.secret_file` or `IDENTITY_ASSERTION_SECRET_FILE`).
     public var assertionSecret: Secret?
+    /// Whether an incoming identity assertion is a credential (`identity_assertion.accept`); signing needs only the key.
+    public var acceptAssertions = true
     /// Seconds an identity assertion is accepted for (`identity_assertion.max_age_seconds`).
     public var assertionMaxAgeSeconds = IdentityAssertionVerifier.defaultMaxAge
     public var connectTimeoutSeconds = 5.0
@@ -69,5 +72,5 @@ public struct ProxySettings: Sendable, Equatable {
     ]
 
     /// The keys of `proxy.identity_assertion:` (`secret` only as the redaction placeholder `check-config` prints).
-    static let assertionKeys = ["header", "secret_file", "secret", "max_age_seconds"]
+    static let assertionKeys = ["header", "secret_file", "secret", "accept", "max_age_seconds"]
 }

@@ -63,7 +63,7 @@ public struct GatewayApplication: Sendable {
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
         self.authenticator = Authenticator(
             tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter,
-            assertions: try IdentityAssertionVerifier(settings: configuration.proxy)
+            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil
         )
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
