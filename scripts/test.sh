@@ -7,7 +7,9 @@
 #  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
 #  5. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
-#  5. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids).
+#  6. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids);
+#  7. the release build, as users run it: the five functions ten times over, conformance-checked again, and
+#     schemathesis again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -19,3 +21,6 @@ swift test --skip-build
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate
 ./scripts/schemathesis/run.sh .build/debug/storygate
+swift build -c release --product storygate
+ROUNDS=10 ./scripts/openai-conformance/run.sh .build/release/storygate
+./scripts/schemathesis/run.sh .build/release/storygate

@@ -72,6 +72,18 @@ struct OpenAIPathEndToEndTests {
         }
     }
 
+    @Test("a Retry-After too long to be meant (Int.max seconds) is a 503 with a day's retryAfter, not a crash")
+    func hugeRetryAfter() async throws {
+        try await self.run { (gateway: GatewayHarness, mock: MockOpenAIServer) async throws in
+            mock.faults.enqueue(.status(429, retryAfter: Int.max), for: .chatCompletions)
+            let response = try await self.scenes(gateway)
+            #expect(response.status == 503)
+            #expect(response.errorCode == "UPSTREAM_RATE_LIMITED")
+            #expect((response.json["error"] as? [String: Any])?["retryAfter"] as? Int == 86_400)
+            #expect(response.header("retry-after") == "86400")
+        }
+    }
+
     @Test("a 500 is retried; malformed JSON is a 502; a refusal is a 400; resets end as a 502")
     func faults() async throws {
         try await self.run { (gateway: GatewayHarness, mock: MockOpenAIServer) async throws in

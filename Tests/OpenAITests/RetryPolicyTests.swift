@@ -103,6 +103,13 @@ struct RetryAfterTests {
         #expect(RetryAfter.parse(retryAfterMilliseconds: nil, retryAfter: value, now: 0) == nil)
     }
 
+    @Test("a wait too long to be meant is a day, and never overflows", arguments: [
+        ("1e22", nil), ("1e300", nil), (nil, "9223372036854775807"), (nil, "99999999999999999999999"), (nil, "Fri, 31 Dec 9999 23:59:59 GMT"),
+    ] as [(String?, String?)])
+    func huge(milliseconds: String?, seconds: String?) {
+        #expect(RetryAfter.parse(retryAfterMilliseconds: milliseconds, retryAfter: seconds, now: 0) == .seconds(86_400))
+    }
+
     @Test func absent() {
         #expect(RetryAfter.parse(retryAfterMilliseconds: nil, retryAfter: nil, now: 0) == nil)
     }

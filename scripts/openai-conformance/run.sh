@@ -3,8 +3,12 @@
 # validates every request body the gateway sent to OpenAI against the official openapi.yaml (validate.py).
 #
 #   scripts/openai-conformance/run.sh [path/to/storygate]   (default .build/debug/storygate)
+#   ROUNDS=10 scripts/openai-conformance/run.sh .build/release/storygate   the five calls ten times, as ten users
 #   scripts/openai-conformance/run.sh --self-test           validate.py's built-in examples only
 #
+# scripts/test.sh runs it on the debug build and, ten rounds, on the release build: the binary users run is
+# compiled with optimisations the debug build does not have (a release-only miscompile once crashed the gateway on
+# most audio-synthesis calls while every debug test passed).
 # validate.py runs in its own virtualenv under .build/ (git ignores it). OPENAI_SPEC overrides the spec path.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,40 +68,42 @@ ENV=dev OPENAI_BASE_URL="http://127.0.0.1:$mock_port/v1" OPENAI_API_KEY=sk-test-
 pids+=($!)
 wait_ready "http://127.0.0.1:$gateway_port/" gateway "${pids[1]}"
 
-# call FUNCTION JSON: prints the answer; fails unless 200.
+# call FUNCTION JSON: prints the answer; fails unless 200 (or the gateway is gone).
 call() {
   local answer status
-  answer="$(curl -sS --max-time 120 -X POST -H 'Content-Type: application/json' -H 'X-User-Id: conformance-user' \
+  answer="$(curl -sS --max-time 120 -X POST -H 'Content-Type: application/json' -H "X-User-Id: conformance-user-$round" \
     --data "$2" -w '\n%{http_code}' "http://127.0.0.1:$gateway_port/functions/v1/$1")"
   status="${answer##*$'\n'}"
   answer="${answer%$'\n'*}"
-  if [ "$status" != 200 ]; then
+  if [ "$status" != 200 ] || ! kill -0 "${pids[1]}" 2>/dev/null; then
     keep_work=1
-    echo "$1 answered $status: $answer" >&2
+    echo "$1 answered $status (round $round): $answer" >&2
     exit 1
   fi
-  echo "$1: 200" >&2
+  echo "$1: 200 (round $round)" >&2
   printf '%s' "$answer"
 }
 
-story="$(call story-generation '{"hero": {"name": "Mia", "primary_trait": "brave", "secondary_trait": "curious",
-  "appearance": "red hair and a green raincoat", "special_ability": "talks to birds", "age": 7},
-  "event": {"type": "custom", "data": {"title": "The lost map", "description": "Mia finds an old map in the attic",
-  "tone": "adventurous", "keywords": ["map", "attic"]}}, "target_duration": 120, "language": "en"}')"
-story_id="$(jq -r '.story_id' <<<"$story")"
-story_content="$(jq -c '.story.content' <<<"$story")"
+for round in $(seq 1 "${ROUNDS:-1}"); do
+  story="$(call story-generation '{"hero": {"name": "Mia", "primary_trait": "brave", "secondary_trait": "curious",
+    "appearance": "red hair and a green raincoat", "special_ability": "talks to birds", "age": 7},
+    "event": {"type": "custom", "data": {"title": "The lost map", "description": "Mia finds an old map in the attic",
+    "tone": "adventurous", "keywords": ["map", "attic"]}}, "target_duration": 120, "language": "en"}')"
+  story_id="$(jq -r '.story_id' <<<"$story")"
+  story_content="$(jq -c '.story.content' <<<"$story")"
 
-call extract-scenes "{\"story_content\": $story_content, \"target_scene_count\": 3}" >/dev/null
+  call extract-scenes "{\"story_content\": $story_content, \"target_scene_count\": 3}" >/dev/null
 
-call audio-synthesis '{"text": "Once upon a time, Mia found a map. It led to the old oak tree.", "language": "en",
-  "voice": "coral", "speed": 1.0}' >/dev/null
+  call audio-synthesis '{"text": "Once upon a time, Mia found a map. It led to the old oak tree.", "language": "en",
+    "voice": "coral", "speed": 1.0}' >/dev/null
 
-avatar="$(call avatar-generation '{"hero_id": "hero-mia", "prompt": "A brave girl with red hair in a green raincoat",
-  "style": "vivid", "quality": "hd", "size": "1024x1024"}')"
-generation_id="$(jq -r '.generation_id' <<<"$avatar")"
+  avatar="$(call avatar-generation '{"hero_id": "hero-mia", "prompt": "A brave girl with red hair in a green raincoat",
+    "style": "vivid", "quality": "hd", "size": "1024x1024"}')"
+  generation_id="$(jq -r '.generation_id' <<<"$avatar")"
 
-call scene-illustration "{\"story_id\": \"$story_id\", \"scene_number\": 1, \"prompt\": \"Mia unrolls the map under the old oak\",
-  \"hero_generation_id\": \"$generation_id\", \"style\": \"vivid\"}" >/dev/null
+  call scene-illustration "{\"story_id\": \"$story_id\", \"scene_number\": 1, \"prompt\": \"Mia unrolls the map under the old oak\",
+    \"hero_generation_id\": \"$generation_id\", \"style\": \"vivid\"}" >/dev/null
+done
 
 # Stop both, so every recorded file is complete, then check that each endpoint was exercised.
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done

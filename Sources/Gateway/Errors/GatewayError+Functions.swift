@@ -27,7 +27,7 @@ extension GatewayError {
             self.init(
                 status: .serviceUnavailable, code: "UPSTREAM_RATE_LIMITED",
                 message: "The AI provider is rate limiting; try again later.", reason: "upstream_rate_limited",
-                retryAfter: max(1, Int((failure.retryAfter ?? 20).rounded(.up)))
+                retryAfter: Self.retryAfterSeconds(failure.retryAfter)
             )
         case .timeout:
             self.init(status: .gatewayTimeout, code: "UPSTREAM_TIMEOUT", message: "The AI provider did not answer in time.", reason: "upstream_timeout")
@@ -44,5 +44,11 @@ extension GatewayError {
             status: .contentTooLarge, code: "PAYLOAD_TOO_LARGE", message: "The request body is larger than \(limit) bytes.",
             reason: "payload_too_large"
         )
+    }
+
+    /// Whole seconds, 1 to a day: 20 when the provider said nothing readable.
+    static func retryAfterSeconds(_ seconds: Double?) -> Int {
+        guard let seconds, seconds.isFinite else { return 20 }
+        return Int(min(86_400, max(1, seconds.rounded(.up))))
     }
 }

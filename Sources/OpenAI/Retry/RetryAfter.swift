@@ -3,25 +3,29 @@
 /// is an input.
 enum RetryAfter {
     /// The wait requested by `headers`, or `nil` when none is given or it cannot be read.
-    /// A date in the past gives zero.
+    /// A date in the past gives zero; a wait over ``maximum`` is ``maximum`` (a server's `1e22` must not overflow
+    /// `Duration`, and no caller waits a day anyway).
     ///
     /// - Parameter now: Seconds since 1970-01-01T00:00:00Z, for HTTP-dates.
     static func parse(retryAfterMilliseconds: String?, retryAfter: String?, now: Double) -> Duration? {
         if let text = retryAfterMilliseconds?.trimmed, let milliseconds = Double(text),
             milliseconds.isFinite, milliseconds >= 0
         {
-            return .milliseconds(milliseconds)
+            return .milliseconds(min(milliseconds, Self.maximumSeconds * 1000))
         }
         guard let text = retryAfter?.trimmed, !text.isEmpty else { return nil }
         if text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            guard let seconds = Int(text) else { return nil }  // absurdly long: ignore
-            return .seconds(seconds)
+            // Digits only, however many: a wait that long is the maximum.
+            return .seconds(Int(text).map { min($0, Int(Self.maximumSeconds)) } ?? Int(Self.maximumSeconds))
         }
         if let date = HTTPDate.parse(text) {
-            return .seconds(max(0, date - now))
+            return .seconds(min(max(0, date - now), Self.maximumSeconds))
         }
         return nil
     }
+
+    /// The longest wait read: one day.
+    static let maximumSeconds: Double = 86_400
 }
 
 /// RFC 9110 IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.

@@ -42,31 +42,31 @@ extension StoryFunctionsService {
 
     /// The speech for each request, in order, with at most `speechConcurrency` calls in flight; the first
     /// failure cancels the rest.
+    ///
+    /// Written plainly on purpose: the first version (a nested function starting tasks that returned a tuple from
+    /// a `do throws(AIError)` block) was miscompiled in release builds by Swift 6.3.1 — the index a child task
+    /// returned was garbage and the process trapped on most requests. `scripts/test.sh` runs this code as built for
+    /// production too (the release step).
     func speak(_ requests: [SpeechRequest]) async throws(FunctionError) -> [[UInt8]] {
         let provider = self.provider
-        let results = await withTaskGroup(of: (Int, Result<[UInt8], AIError>).self) { group in
+        let results = await withTaskGroup(of: SpeechPart.self) { group in
             var results = [Result<[UInt8], AIError>?](repeating: nil, count: requests.count)
             var next = 0
-            func start(_ group: inout TaskGroup<(Int, Result<[UInt8], AIError>)>) {
-                let index = next
-                let request = requests[index]
-                next += 1
-                group.addTask {
-                    do throws(AIError) {
-                        return (index, .success(try await provider.speech(request)))
-                    } catch {
-                        return (index, .failure(error))
-                    }
+            var inFlight = 0
+            while next < requests.count || inFlight > 0 {
+                while next < requests.count, inFlight < Self.speechConcurrency {
+                    let (index, request) = (next, requests[next])
+                    group.addTask { await SpeechPart.speak(request, index: index, provider: provider) }
+                    next += 1
+                    inFlight += 1
                 }
-            }
-            while next < min(Self.speechConcurrency, requests.count) { start(&group) }
-            while let (index, result) = await group.next() {
-                results[index] = result
-                if case .failure = result {
+                guard let part = await group.next() else { break }
+                inFlight -= 1
+                results[part.index] = part.result
+                if case .failure = part.result {
                     group.cancelAll()
                     break
                 }
-                if next < requests.count { start(&group) }
             }
             return results
         }
@@ -82,5 +82,21 @@ extension StoryFunctionsService {
         }
         guard parts.count == requests.count else { throw .invalidUpstream("A speech part is missing.") }
         return parts
+    }
+}
+
+/// A chunk's place in the text and, once spoken, its audio or the error.
+struct SpeechPart: Sendable {
+    let index: Int
+    let result: Result<[UInt8], AIError>
+
+    static func speak(_ request: SpeechRequest, index: Int, provider: any AIProvider) async -> SpeechPart {
+        let result: Result<[UInt8], AIError>
+        do {
+            result = .success(try await provider.speech(request))
+        } catch {
+            result = .failure(error)
+        }
+        return SpeechPart(index: index, result: result)
     }
 }
