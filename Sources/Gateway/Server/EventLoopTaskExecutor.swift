@@ -49,6 +49,13 @@ struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
+        // The raw path may hand the connection over from now on (see `RawPathHandler.connectionTaken()`).
+        if self.raw != nil {
+            let channel = value.channel
+            channel.eventLoop.execute {
+                (try? channel.pipeline.syncOperations.handler(type: RawPathHandler.self))?.connectionTaken()
+            }
+        }
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
             await self.http1.handle(value: value, logger: logger)
         }

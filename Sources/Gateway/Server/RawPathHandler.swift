@@ -39,6 +39,11 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private lazy var peer: String? = self.context?.channel.remoteAddress?.ipAddress
     /// The connection has been handed over: everything passes through.
     private var handedOver = false
+    /// The connection's task has taken its async channel (``connectionTaken()``).
+    private var taken = false
+    /// A request needs the handlers behind, but the connection's task has not taken the async channel yet: the
+    /// handover waits for it, and bytes wait in `pending`.
+    private var handoverWaiting = false
     /// `channelActive` was kept from the handlers behind this one until the handover.
     private var activeWithheld = false
     /// Bytes read and not yet taken (the start of the next request, or pipelined requests waiting for an exchange).
@@ -179,7 +184,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         guard !self.processing else { return }
         self.processing = true
         defer { self.processing = false }
-        while !self.handedOver, !self.closing, self.exchange == nil {
+        while !self.handedOver, !self.handoverWaiting, !self.closing, self.exchange == nil {
             guard var bytes = self.pending, bytes.readableBytes > 0 else {
                 self.pending = nil
                 if self.inputClosed {
@@ -228,8 +233,26 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         }
     }
 
+    /// HummingbirdCore's connection task has the connection's async channel: a handover may now tell the handlers
+    /// behind this one that the connection is active. Until then the async channel's writer is held by its handler
+    /// alone, and `channelActive` is when that handler lets it go — to an async channel that, were it dropped
+    /// untaken (a server stopping with connections not yet handled), would be gone, and the writer torn down
+    /// unfinished, which SwiftNIO traps on. An untaken connection never hands over: it waits, and closes at the
+    /// header timeout.
+    func connectionTaken() {
+        self.taken = true
+        if self.handoverWaiting, let context {
+            self.handoverWaiting = false
+            self.handOver(context)
+        }
+    }
+
     /// From here on the handlers behind this one read the connection, starting with the bytes not yet taken.
     private func handOver(_ context: ChannelHandlerContext) {
+        guard self.taken else {
+            self.handoverWaiting = true
+            return
+        }
         self.handedOver = true
         self.stopTimer()
         if self.activeWithheld, context.channel.isActive { context.fireChannelActive() }
