@@ -53,6 +53,15 @@ import Testing
         #expect(chunks.joined() == String(repeating: family, count: 10))
     }
 
+    /// One character over the limit alone (a letter and 10,000 combining marks) is cut inside, by code points.
+    @Test func aCharacterOverTheLimitIsCutInside() {
+        let text = "Once a" + String(repeating: "\u{301}", count: 10_000) + " upon."
+        let chunks = SpeechChunker.chunks(text, limit: 4096)
+        #expect(chunks.allSatisfy { $0.unicodeScalars.count <= 4096 })
+        #expect(chunks.map(\.unicodeScalars.count).reduce(0, +) >= text.unicodeScalars.count - 2)
+        #expect(chunks.joined().unicodeScalars.filter { $0 != " " }.elementsEqual(text.unicodeScalars.filter { $0 != " " }))
+    }
+
     @Test func longAudioIsSpokenInChunksAndJoined() async throws {
         let provider = ScriptedProvider()
         let fixture = TestFixture(provider: provider)

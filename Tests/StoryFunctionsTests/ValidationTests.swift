@@ -78,6 +78,10 @@ import Testing
             Case(function: .story, body: with(story, ["hero", "name"], String(repeating: "a", count: 101)), field: "hero.name"),
             Case(function: .story, body: with(story, ["hero", "primary_trait"], String(repeating: "b", count: 201)), field: "hero.primary_trait"),
             Case(function: .avatar, body: with(avatar, ["prompt"], String(repeating: "c", count: 4001)), field: "prompt"),
+            // Code points are counted, not user-perceived characters: one character of 4,001 code points is too long,
+            // and so are 801 five-code-point emoji.
+            Case(function: .avatar, body: with(avatar, ["prompt"], "c" + String(repeating: "\u{301}", count: 4000)), field: "prompt"),
+            Case(function: .story, body: with(story, ["hero", "name"], String(repeating: "👨‍👩‍👧", count: 21)), field: "hero.name"),
             Case(function: .audio, body: with(audio, ["text"], String(repeating: "word ", count: 4001)), field: "text"),
             // Out of range.
             Case(function: .story, body: with(story, ["target_duration"], 29), field: "target_duration"),

@@ -1,10 +1,13 @@
 /// The checks every request runs after decoding, each throwing 400 `INVALID_ARGUMENT` that names the field.
 enum FieldRules {
-    /// `value` trimmed; it must not be empty and must have at most `maximum` characters.
+    /// `value` trimmed; it must not be empty and must have at most `maximum` characters, counted as Unicode code
+    /// points: as JSON Schema's `maxLength` in the API description counts them, and as OpenAI's limits do. (Counted
+    /// as user-perceived characters, one "character" of `a` and 40,000 combining marks passed a 4,000 bound and
+    /// reached OpenAI over its own.)
     static func text(_ value: String, _ field: String, maximum: Int) throws(FunctionError) -> String {
         let trimmed = value.trimmedWhitespace
         if trimmed.isEmpty { throw .invalidArgument(field: field, "`\(field)` must not be empty.") }
-        if trimmed.count > maximum {
+        if trimmed.unicodeScalars.count > maximum {
             throw .invalidArgument(field: field, "`\(field)` must be at most \(maximum) characters.")
         }
         return trimmed

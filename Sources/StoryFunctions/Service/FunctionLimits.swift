@@ -1,5 +1,6 @@
-/// The documented bounds of every request field. Strings are measured in characters after trimming
-/// whitespace, and must not be empty.
+/// The documented bounds of every request field. Strings are measured in Unicode code points after trimming
+/// whitespace (as JSON Schema's `maxLength` in the API description, and OpenAI's own limits, count them), and must
+/// not be empty.
 ///
 /// | field | bound |
 /// | --- | --- |

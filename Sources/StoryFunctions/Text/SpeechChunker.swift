@@ -1,6 +1,7 @@
 /// Splits text for the speech endpoint: chunks of at most `limit` Unicode scalars (the endpoint counts
 /// characters; a scalar count is never smaller), cut at sentence boundaries. A sentence longer than the limit
-/// is cut at word boundaries, and a word longer than it (no spaces at all) at the limit itself.
+/// is cut at word boundaries, and a word longer than it (no spaces at all) at the limit itself — between
+/// characters, or inside a character that alone is over the limit (a letter with thousands of combining marks).
 enum SpeechChunker {
     static func chunks(_ text: String, limit: Int = FunctionLimits.speechChunk) -> [String] {
         precondition(limit > 0)
@@ -55,7 +56,7 @@ enum SpeechChunker {
         return result
     }
 
-    /// Cuts at `limit` scalars, on character boundaries.
+    /// Cuts at `limit` scalars, on character boundaries where it can, inside a character over the limit alone.
     private static func hardSplit(_ text: Substring, limit: Int) -> [Substring] {
         var result: [Substring] = []
         var start = text.startIndex
@@ -67,6 +68,18 @@ enum SpeechChunker {
                 result.append(text[start..<index])
                 start = index
                 count = 0
+            }
+            if size > limit {
+                // One character over the limit: its scalars, `limit` at a time.
+                let next = text.index(after: index)
+                var scalars = text[index..<next].unicodeScalars[...]
+                while !scalars.isEmpty {
+                    result.append(Substring(scalars.prefix(limit)))
+                    scalars = scalars.dropFirst(limit)
+                }
+                start = next
+                index = next
+                continue
             }
             count += size
             index = text.index(after: index)
