@@ -30,8 +30,8 @@ info:
     **Headers.** Every response carries `X-Request-ID`: a well-formed incoming one is kept, otherwise one is
     generated. `HEAD` is answered wherever `GET` is, with the same headers and no body.
 
-    **Request fields.** Strings are measured in characters after trimming leading and trailing whitespace and
-    must not be blank; optional strings may be absent, `null` or blank (all meaning "not given"). Enum values
+    **Request fields.** Strings are measured in characters (Unicode code points, as `maxLength` counts them) after
+    trimming leading and trailing whitespace and must not be blank; optional strings may be absent, `null` or blank (all meaning "not given"). Enum values
     are matched case-insensitively after trimming. Unknown members are ignored. A field that is missing,
     ill-typed, blank, too long or out of range is 400 `INVALID_ARGUMENT`, and the message names the field as a
     dotted path (`hero.name`, `event.data.keywords[2]`).
