@@ -97,6 +97,14 @@ struct FunctionsEndToEndTests {
             #expect(beyond.header("content-range") == "bytes */\(full.body.count)")
 
             #expect(try await gateway.get(url, headers: [("If-None-Match", etag)]).status == 304)
+            // Weak comparison over a list, over several fields (RFC 9110 §13.1.2); another tag is no match.
+            for value in ["W/\(etag)", "\"other\", \(etag)", "*", " \"a\" ,W/\(etag) "] {
+                #expect(try await gateway.get(url, headers: [("If-None-Match", value)]).status == 304, "\(value)")
+            }
+            #expect(try await gateway.get(url, headers: [("If-None-Match", "\"other\""), ("If-None-Match", etag)]).status == 304)
+            #expect(try await gateway.get(url, headers: [("If-None-Match", "\"other\", W/\"x\"")]).status == 200)
+            // If-Range compares strongly (§13.1.5): a weak tag does not keep the range.
+            #expect(try await gateway.get(url, headers: [("Range", "bytes=0-0"), ("If-Range", "W/\(etag)")]).status == 200)
             #expect(try await gateway.get("/media/0123456789abcdef0123456789abcdef").status == 404)
             #expect(try await gateway.get("/media/../../etc/passwd").status == 404)
         }

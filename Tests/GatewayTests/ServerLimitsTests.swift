@@ -125,6 +125,40 @@ struct ExpectContinueTests {
         }
     }
 
+    @Test("a function's body limit (256 KiB) applies before 100 Continue: a larger declared body is a 413 instead")
+    func functionLimitBeforeContinue() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send(
+                "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Length: 300000\r\n"
+                    + "Expect: 100-continue\r\n\r\n"
+            )
+            let answer = await connection.read(for: 5)
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(80))")
+            #expect(text.contains("PAYLOAD_TOO_LARGE"))
+            #expect(!text.contains("100 Continue"))
+            #expect(answer.closed)
+        }
+    }
+
+    @Test("a chunked body past a function's limit is a 413 at once, not after the last chunk, and the connection closes")
+    func chunkedPastTheLimit() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            let connection = try RawConnection(port: gateway.port)
+            connection.send(
+                "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
+            // 300 KiB in 16 KiB chunks, and no last chunk: the body never ends.
+            let chunk = "4000\r\n" + String(repeating: "x", count: 0x4000) + "\r\n"
+            for _ in 0..<19 { connection.send(chunk) }
+            let answer = await connection.read(for: 5) { String(decoding: $0, as: UTF8.self).contains("}") }
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(80))")
+            #expect(text.lowercased().contains("connection: close"))
+        }
+    }
+
     @Test("max_connections: a connection past the limit waits in the backlog, and is served once another closes")
     func maxConnections() async throws {
         // Not waiting for readiness: the harness would poll /readyz over a kept-alive connection of its own.

@@ -171,6 +171,8 @@ import Testing
         #expect(StoryFunctionsService.supportedLanguages.contains("en"))
         #expect(StoryLanguage.normalize("en-US") == "en")
         #expect(StoryLanguage.normalize("zz") == nil)
+        for tag in ["pt-BR", "pt_BR", "EN", "en-Latn-US", "en_US_POSIX", "es-419"] { #expect(StoryLanguage.normalize(tag) != nil, "\(tag)") }
+        for tag in ["-en", "en-", "en--x", "en-US-", "_en", "en US", "en-toolongsubtag", "en-é", ""] { #expect(StoryLanguage.normalize(tag) == nil, "\(tag)") }
         #expect(RequestDecoder.path([]) == "")
     }
 }

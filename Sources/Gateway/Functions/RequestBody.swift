@@ -11,29 +11,25 @@ enum RequestBodyReader {
         }
     }
 
-    /// The whole body; past `limit` the rest is read and dropped (so the connection stays in step, and a body
-    /// forwarder upstream of this reader is never left blocked), then 413.
+    /// The whole body; 413 as soon as it passes `limit`. The rest is not read: the refusal closes the connection
+    /// (`GatewayResponder` closes after any refusal with a body of unknown length still unread), so a client
+    /// streaming 500 MiB of chunks is answered at 256 KiB, not after the last chunk.
     static func collect(_ body: RequestBody, headers: HTTPFields, limit: Int) async throws -> [UInt8] {
         try self.refuseIfDeclaredTooLarge(headers, limit: limit)
         var bytes: [UInt8] = []
-        var tooLarge = false
         do {
             for try await buffer in body {
-                if tooLarge { continue }
-                guard bytes.count + buffer.readableBytes <= limit else {
-                    tooLarge = true
-                    bytes = []
-                    continue
-                }
+                guard bytes.count + buffer.readableBytes <= limit else { throw GatewayError.payloadTooLarge(limit: limit) }
                 bytes.append(contentsOf: buffer.readableBytesView)
             }
+        } catch let error as GatewayError {
+            throw error
         } catch let error as CancellationError {
             throw error
         } catch {
             // The client broke the body off or sent a malformed one (the parser's error): the client's fault.
             throw GatewayError.unreadableRequestBody()
         }
-        if tooLarge { throw GatewayError.payloadTooLarge(limit: limit) }
         return bytes
     }
 }

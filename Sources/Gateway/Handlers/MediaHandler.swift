@@ -26,7 +26,7 @@ enum MediaHandler {
         headers[.eTag] = object.etag
         headers[.cacheControl] = "public, max-age=31536000, immutable"
         headers[.acceptRanges] = "bytes"
-        if let match = request.headers[.ifNoneMatch], match == object.etag || match == "*" {
+        if Self.anyMatches(request.headers[values: .ifNoneMatch], etag: object.etag) {
             return Response(status: .notModified, headers: headers)
         }
         // A range is honoured only while the representation is the one the client has (If-Range, §13.1.5).
@@ -46,6 +46,18 @@ enum MediaHandler {
             )
             error.headers[.contentRange] = "bytes */\(object.byteCount)"
             throw error
+        }
+    }
+
+    /// `If-None-Match` (RFC 9110 §13.1.2): `*`, or a list of entity tags (over any number of fields) compared
+    /// weakly — `W/"k"` matches `"k"`.
+    static func anyMatches(_ fields: [String], etag: String) -> Bool {
+        fields.contains { field in
+            field.split(separator: ",").contains { element in
+                let tag = element.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+                let text = String(tag)
+                return text == "*" || (text.hasPrefix("W/") ? String(text.dropFirst(2)) : text) == etag
+            }
         }
     }
 }

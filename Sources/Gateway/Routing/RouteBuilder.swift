@@ -15,11 +15,15 @@ struct RouteBuilder {
         let methods: [HTTPRequest.Method]
         let forwardsUpstream: Bool
         var direct: UpstreamRoute?
+        var maxBodyBytes = configuration.maxBodyBytes ?? self.limits.maxBodyBytes
         switch configuration.target {
         case .builtin(let builtin):
             methods = configuration.methods ?? builtin.methods
             handler = self.handler(builtin, path: configuration.path)
             forwardsUpstream = false
+            // A function reads no more than its own limit whatever the route allows: a larger declared body is
+            // refused before anything is read (and before `100 Continue`), not after.
+            if FunctionRoutes.function(builtin) != nil { maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes) }
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteBuilder.allMethods
             (handler, direct) = self.proxy.handlers(for: configuration, upstream: upstream)
@@ -27,7 +31,7 @@ struct RouteBuilder {
         }
         return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
-            rateLimit: configuration.rateLimit, maxBodyBytes: configuration.maxBodyBytes ?? self.limits.maxBodyBytes,
+            rateLimit: configuration.rateLimit, maxBodyBytes: maxBodyBytes,
             forwardsUpstream: forwardsUpstream, direct: direct, handler: handler
         )
     }

@@ -16,11 +16,21 @@ enum StoryLanguage {
 
     static let codes: [String] = names.map(\.code)
 
-    /// The supported code for `value`, or nil.
+    /// The supported code for `value`, or nil: a BCP 47-shaped tag, its subtags 1 to 8 letters or digits separated
+    /// by single `-` (or `_`, as Apple's locale identifiers write them); `-en`, `en-`, `en--x` are not tags.
     static func normalize(_ value: String) -> String? {
-        let primary = value.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
+        let subtags = value.split(separator: "-", omittingEmptySubsequences: false).flatMap {
+            $0.split(separator: "_", omittingEmptySubsequences: false)
+        }
+        guard let primary = subtags.first,
+            subtags.allSatisfy({ (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy { Self.isAlphanumeric($0) } })
+        else { return nil }
         let code = primary.lowercased()
         return codes.contains(code) ? code : nil
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
     /// The English name of a supported code, for prompts.
