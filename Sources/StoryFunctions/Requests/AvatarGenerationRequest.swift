@@ -1,5 +1,5 @@
 /// `POST /functions/v1/avatar-generation` as the app sends it. `style`, `quality` and `size` are optional
-/// (defaults: no style sentence, `auto`, `1024x1024`).
+/// (defaults: no style sentence, `standard`, `1024x1024`, as `ImageChoice` applies them).
 struct AvatarGenerationRequest: Decodable {
     var heroID: String
     var prompt: String

@@ -1,5 +1,5 @@
 /// `POST /functions/v1/scene-illustration` as the app sends it. `style` is optional (no style sentence);
-/// `quality` and `size` are accepted as for avatars (defaults `auto`, `1536x1024`).
+/// `quality` and `size` are accepted as for avatars (defaults `standard`, `1024x1024`, as `ImageChoice` applies them).
 struct SceneIllustrationRequest: Decodable {
     var storyID: String
     /// A number, checked to be a whole one.
