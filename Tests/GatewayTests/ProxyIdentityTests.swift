@@ -66,49 +66,47 @@ struct ProxyIdentityTests {
         }
     }
 
-    @Test("a StoryGate behind a StoryGate: the edge verifies the token, the inner one trusts the edge's assertion")
-    func chain() async throws {
+    /// An edge gateway whose `/inner/` route forwards to an inner gateway's `/v1`, both with the key.
+    static func runChain(edgeAccepts: Bool = true, _ body: @escaping @Sendable (_ edge: GatewayHarness, _ inner: GatewayHarness) async throws -> Void) async throws {
         try await GatewayHarness.run(configure: Self.withKey) { inner in
             try await GatewayHarness.run(configure: { configuration in
                 Self.withKey(&configuration)
+                configuration.proxy.acceptAssertions = edgeAccepts
                 configuration.routes.append(
                     RouteConfiguration(
                         path: .prefix("/inner/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(inner.port)/v1")!), auth: .required
                     )
                 )
             }) { edge in
-                let response = try await edge.get("/inner/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "carol"))])
-                #expect(response.status == 200)
-                #expect(response.json["uid"] as? String == "carol")
-                #expect(response.json["source"] as? String == "assertion")
-                // Straight to the inner gateway with a forged X-User-Id: refused.
-                let direct = try await inner.get("/v1/me", headers: [("X-User-Id", "carol")])
-                #expect(direct.status == 401)
+                try await body(edge, inner)
             }
+        }
+    }
+
+    @Test("a StoryGate behind a StoryGate: the edge verifies the token, the inner one trusts the edge's assertion")
+    func chain() async throws {
+        try await Self.runChain { edge, inner in
+            let response = try await edge.get("/inner/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "carol"))])
+            #expect(response.status == 200)
+            #expect(response.json["uid"] as? String == "carol")
+            #expect(response.json["source"] as? String == "assertion")
+            // Straight to the inner gateway with a forged X-User-Id: refused.
+            let direct = try await inner.get("/v1/me", headers: [("X-User-Id", "carol")])
+            #expect(direct.status == 401)
         }
     }
 
     @Test("an edge with accept: false signs assertions for the gateway behind it but takes none itself")
     func edgeDoesNotAccept() async throws {
-        try await GatewayHarness.run(configure: Self.withKey) { inner in
-            try await GatewayHarness.run(configure: { configuration in
-                Self.withKey(&configuration)
-                configuration.proxy.acceptAssertions = false
-                configuration.routes.append(
-                    RouteConfiguration(
-                        path: .prefix("/inner/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(inner.port)/v1")!), auth: .required
-                    )
-                )
-            }) { edge in
-                let chained = try await edge.get("/inner/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "carol"))])
-                #expect(chained.status == 200)
-                #expect(chained.json["source"] as? String == "assertion")
-                // An assertion replayed to the edge is no credential there.
-                for path in ["/v1/me", "/inner/me"] {
-                    let replayed = try await edge.get(path, headers: [("X-StoryGate-Identity", Self.assertion(uid: "carol"))])
-                    #expect(replayed.status == 401, "\(path)")
-                    #expect(replayed.header("www-authenticate") == "Bearer realm=\"storygate\"", "\(path)")
-                }
+        try await Self.runChain(edgeAccepts: false) { edge, _ in
+            let chained = try await edge.get("/inner/me", headers: [("Authorization", "Bearer " + ProxyFixture.token(uid: "carol"))])
+            #expect(chained.status == 200)
+            #expect(chained.json["source"] as? String == "assertion")
+            // An assertion replayed to the edge is no credential there.
+            for path in ["/v1/me", "/inner/me"] {
+                let replayed = try await edge.get(path, headers: [("X-StoryGate-Identity", Self.assertion(uid: "carol"))])
+                #expect(replayed.status == 401, "\(path)")
+                #expect(replayed.header("www-authenticate") == "Bearer realm=\"storygate\"", "\(path)")
             }
         }
     }
