@@ -87,6 +87,59 @@ struct CertificateStoreTests {
         #expect(source.fetches == 3)
     }
 
+    @Test("unknown-kid refetch: every concurrent caller joins the one fetch (none finds the cooldown begun and no fetch)")
+    func unknownKeySingleFlight() async {
+        let source = ScriptedCertificateSource(delay: .milliseconds(200))
+        let store = CertificateStore(projectID: "p", source: source, logger: Self.logger)
+        await store.refresh()
+        let joined = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { await store.refreshForUnknownKey() } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(joined == 50)
+        #expect(source.fetches == 2)
+    }
+
+    @Test("a fetched set that withdraws a key is reported; the same set, or one with a key more, is not")
+    func keysRemoved() async {
+        let source = ScriptedCertificateSource()
+        let store = CertificateStore(projectID: "p", source: source, logger: Self.logger)
+        let reported = Mutex(0)
+        store.onKeysRemoved { reported.withLock { $0 += 1 } }
+        let otherPEM = TestKeys.other.selfSignedCertificatePEM(commonName: "storygate test other")
+        await store.refresh()
+        await store.refresh()
+        source.state.withLock {
+            $0.document = CertificateDocument(body: TestKeys.googleX509JSON([TestKeys.primaryKeyID: TestKeys.primaryCertificatePEM, "other": otherPEM]), maxAge: 600)
+        }
+        await store.refresh()
+        #expect(reported.withLock { $0 } == 0)
+        source.state.withLock { $0.document = CertificateDocument(body: TestKeys.googleX509JSON(["other": otherPEM]), maxAge: 600) }
+        await store.refresh()
+        #expect(reported.withLock { $0 } == 1)
+        #expect(store.keys?.keyIDs == ["other"])
+    }
+
+    @Test("a token verified with a key since withdrawn is not answered from the cache")
+    func withdrawnKeyEmptiesTheCache() async throws {
+        let source = ScriptedCertificateSource()
+        let clock = ManualClock(1_700_000_000)
+        let store = CertificateStore(projectID: TestKeys.projectID, source: source, now: clock.now, logger: Self.logger)
+        let authenticator = IDTokenAuthenticator(
+            projects: [TrustedProject(projectID: TestKeys.projectID, clockSkew: 0, certificates: store)],
+            cache: TokenCache(capacity: 100), now: clock.now
+        )
+        await store.refresh()
+        let token = Substring(TokenFactory().token(now: clock.now()))
+        _ = try authenticator.verifyNow(token)
+        #expect(authenticator.cached(token) != nil)
+        let otherPEM = TestKeys.other.selfSignedCertificatePEM(commonName: "storygate test other")
+        source.state.withLock { $0.document = CertificateDocument(body: TestKeys.googleX509JSON(["other": otherPEM]), maxAge: 600) }
+        await store.refresh()
+        #expect(authenticator.cached(token) == nil)
+        #expect(throws: TokenVerificationError.self) { try authenticator.verifyNow(token) }
+    }
+
     @Test("failed refreshes keep the last set until stale-if-error runs out")
     func staleIfError() async {
         let clock = ManualClock(0)

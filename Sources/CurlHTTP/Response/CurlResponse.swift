@@ -18,6 +18,13 @@ public struct CurlResponse: Sendable {
         self.httpVersion = httpVersion
     }
 
+    /// The values of every header field called `name` (compared case-insensitively), in order: a list field's
+    /// lines together (RFC 9110 §5.3).
+    public func headerValues(_ name: String) -> [String] {
+        let wanted = name.lowercased()
+        return self.headers.filter { $0.name.lowercased() == wanted }.map(\.value)
+    }
+
     /// The value of the last header field called `name` (compared case-insensitively), or `nil`.
     public func header(_ name: String) -> String? {
         let wanted = name.lowercased()

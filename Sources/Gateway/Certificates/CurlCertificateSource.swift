@@ -23,7 +23,7 @@ struct CurlCertificateSource: CertificateSource {
         guard response.status == 200 else { throw FetchError(status: response.status) }
         return CertificateDocument(
             body: response.body,
-            maxAge: CacheControl.freshness(cacheControl: response.header("cache-control"), age: response.header("age"))
+            maxAge: CacheControl.freshness(cacheControl: response.headerValues("cache-control"), age: response.headerValues("age"))
         )
     }
 }

@@ -13,6 +13,9 @@ public final class IDTokenAuthenticator: Sendable {
         self.projects = Dictionary(projects.map { ($0.projectID, $0.certificates) }, uniquingKeysWith: { first, _ in first })
         self.cache = cache
         self.now = now
+        // A withdrawn key takes the tokens verified with it along: the cache is dropped whole (rare, and cheaper than
+        // a key check on every hit).
+        for store in self.projects.values { store.onKeysRemoved { [cache] in cache.removeAll() } }
     }
 
     /// The certificate stores, for readiness and metrics.
@@ -40,10 +43,9 @@ public final class IDTokenAuthenticator: Sendable {
             return try self.verifyUncachedNow(token)
         } catch where error.reason == .unknownKey {
             // The key may have been rotated in since the last fetch: one refetch, then one more try.
-            guard let audience = try? DecodedToken(compact: token).audience,
-                let store = self.projects[audience],
-                await store.refreshForUnknownKey()
-            else { throw error }
+            guard let audience = try? DecodedToken(compact: token).audience, let store = self.projects[audience] else { throw error }
+            // Fetched, joined or held back by the cooldown: the set may hold the key now either way.
+            _ = await store.refreshForUnknownKey()
             return try self.verifyUncachedNow(token)
         }
     }

@@ -16,6 +16,7 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
     private let state: Mutex<CertificateRefreshState>
     private let inFlight = Mutex<Task<Void, Never>?>(nil)
     private let counters = Mutex<FetchCounters>(.init())
+    private let removalObservers = Mutex<[@Sendable () -> Void]>([])
 
     /// Fetch outcomes since start, for metrics.
     public struct FetchCounters: Sendable, Equatable {
@@ -67,17 +68,30 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
     }
 
     /// A token named a `kid` the current set lacks. Joins a fetch under way, or starts one unless the cooldown
-    /// forbids it. Returns whether a fetch completed (the caller then looks the key up again).
+    /// forbids it. Returns whether a fetch completed (the caller looks the key up again either way: a fetch may
+    /// have ended just before this call).
+    ///
+    /// Joining, the cooldown check and starting are one step under the lock: a request arriving while another
+    /// starts the fetch joins it, where it could once find the cooldown begun and no fetch yet to join.
     public func refreshForUnknownKey() async -> Bool {
-        if let task = self.inFlight.withLock({ $0 }) {
-            await task.value
-            return true
-        }
         let now = self.now()
-        guard self.state.withLock({ $0.beginUnknownKeyFetch(now: now) }) else { return false }
-        self.logger.info("unknown key id: refetching certificates", metadata: ["project": "\(self.projectID)"])
-        await self.refresh()
+        let (task, started) = self.inFlight.withLock { inFlight -> (Task<Void, Never>?, Bool) in
+            if let inFlight { return (inFlight, false) }
+            guard self.state.withLock({ $0.beginUnknownKeyFetch(now: now) }) else { return (nil, false) }
+            let task = Task { await self.fetchOnce() }
+            inFlight = task
+            return (task, true)
+        }
+        guard let task else { return false }
+        if started { self.logger.info("unknown key id: refetching certificates", metadata: ["project": "\(self.projectID)"]) }
+        await task.value
         return true
+    }
+
+    /// Calls `observer` whenever a fetched set lacks a key the set before it had (a key withdrawn): a verified-token
+    /// cache drops what it holds, since some of it may have been verified with that key.
+    public func onKeysRemoved(_ observer: @escaping @Sendable () -> Void) {
+        self.removalObservers.withLock { $0.append(observer) }
     }
 
     /// Loads the set, then keeps it fresh until graceful shutdown or cancellation.
@@ -101,8 +115,15 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
             let document = try await self.source.fetch()
             let keys = try KeySet(googleX509JSON: document.body)
             let now = self.now()
-            self.state.withLock { $0.recordSuccess(keys: keys, maxAge: document.maxAge, now: now) }
+            let previous = self.state.withLock { state in
+                let previous = state.keys
+                state.recordSuccess(keys: keys, maxAge: document.maxAge, now: now)
+                return previous
+            }
             self.counters.withLock { $0.succeeded += 1 }
+            if let previous, !Set(previous.keyIDs).isSubset(of: keys.keyIDs) {
+                for observer in self.removalObservers.withLock({ $0 }) { observer() }
+            }
             self.logger.info(
                 "certificates loaded",
                 metadata: [
