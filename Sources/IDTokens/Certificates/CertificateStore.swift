@@ -129,6 +129,8 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
                 metadata: [
                     "project": "\(self.projectID)", "source": "\(self.source.description)",
                     "kids": "\(keys.keyIDs.joined(separator: ","))", "max_age": "\(document.maxAge.map { "\($0)" } ?? "none")",
+                    // Entries that are not RSA certificates of at least 2048 bits: named, so an operator sees why.
+                    "skipped_kids": "\(keys.skippedKeyIDs.joined(separator: ","))",
                 ]
             )
         } catch {
