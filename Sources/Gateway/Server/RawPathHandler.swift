@@ -237,8 +237,8 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     /// behind this one that the connection is active. Until then the async channel's writer is held by its handler
     /// alone, and `channelActive` is when that handler lets it go — to an async channel that, were it dropped
     /// untaken (a server stopping with connections not yet handled), would be gone, and the writer torn down
-    /// unfinished, which SwiftNIO traps on. An untaken connection never hands over: it waits, and closes at the
-    /// header timeout.
+    /// unfinished, which SwiftNIO traps on. An untaken connection never hands over: it waits until the stopping
+    /// server's quiesce event closes it.
     func connectionTaken() {
         self.taken = true
         if self.handoverWaiting, let context {
@@ -251,6 +251,10 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private func handOver(_ context: ChannelHandlerContext) {
         guard self.taken else {
             self.handoverWaiting = true
+            // What is awaited now is the connection's task, which a busy process may start late, not the client: no
+            // timeout applies (a short one closed requests a loaded test suite was about to answer). A connection
+            // never taken is one a stopping server dropped, and the server's quiesce event closes it.
+            self.setDeadline(nil)
             return
         }
         self.handedOver = true
