@@ -117,6 +117,17 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try GatewayConfiguration(environment: ["ENV": "dev", "HOST": "127.0.0.1.nip.io"]) }
     }
 
+    @Test("a refused certificate or OpenAI URL with user info is not echoed (it may carry a password)", arguments: ["FIREBASE_CERTS_URL", "OPENAI_BASE_URL"])
+    func urlWithUserInfoNotEchoed(variable: String) {
+        do {
+            _ = try GatewayConfiguration(environment: ["FIREBASE_PROJECT_ID": "my-app-123", variable: "http://user:hunter2@example.com/x"])
+            Issue.record("accepted a URL with user info")
+        } catch {
+            #expect(error.variable == variable)
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+
     @Test("a malformed REDIS_URL is refused without echoing it (it may carry a password)")
     func redisURLNotEchoed() {
         do {

@@ -21,6 +21,11 @@ struct EnvironmentReader {
         try self.optionalString(name, validate: validate) ?? defaultValue
     }
 
+    /// A URL that `validate` accepts; one with an `@` (user info may hold a password) is not echoed, as in the file.
+    func url(_ name: String, default defaultValue: String, validate: (String) -> Bool) throws(ConfigurationError) -> String {
+        try self.optionalString(name, mayHoldSecret: self.raw(name)?.contains("@") ?? false, validate: validate) ?? defaultValue
+    }
+
     /// - Parameter mayHoldSecret: the value can carry a credential (a URL with a password): never echo it.
     func optionalString(_ name: String, mayHoldSecret: Bool = false, validate: (String) -> Bool) throws(ConfigurationError) -> String? {
         guard let value = self.raw(name) else { return nil }

@@ -17,7 +17,7 @@ extension GatewayConfiguration {
         self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port)
         self.mode = try reader.choice("ENV", default: self.mode)
         self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", validate: Self.isValidProjectID) ?? self.firebaseProjectID
-        self.firebaseCertsURL = try reader.string("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, validate: Self.isAllowedCertsURL)
+        self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, validate: Self.isAllowedCertsURL)
         self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: ConfigurationBounds.clockSkewSeconds)
         self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: ConfigurationBounds.tokenCacheSize)
         self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, validate: { !$0.isEmpty })
@@ -57,7 +57,7 @@ extension GatewayConfiguration {
 
     private mutating func applyOpenAI(_ reader: EnvironmentReader) throws(ConfigurationError) {
         self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE") ?? self.openAIAPIKey
-        self.openAIBaseURL = try reader.string("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
+        self.openAIBaseURL = try reader.url("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
         self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, validate: Self.isModelName)
         self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, validate: Self.isModelName)
         self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
