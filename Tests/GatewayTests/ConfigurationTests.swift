@@ -143,7 +143,7 @@ struct ConfigurationTests {
     func keyFileNewline() throws {
         try withTemporaryFile("sk-test\n") { path in
             let configuration = try GatewayConfiguration(environment: ["ENV": "dev", "OPENAI_API_KEY_FILE": path])
-            #expect(configuration.openAIAPIKey == Secret("sk-test"))
+            #expect(configuration.openAIAPIKey == Secret("sk-test", path: path))
         }
         #expect(try GatewayConfiguration(environment: ["ENV": "dev", "PORT": "9000\n"]).port == 9000)
     }

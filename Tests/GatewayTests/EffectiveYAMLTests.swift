@@ -74,21 +74,33 @@ struct EffectiveYAMLTests {
                 #expect(!printed.contains(secret))
             }
             #expect(printed.contains("api_key: <redacted>"))
-            #expect(printed.contains("secret: <redacted>"))
+            // A key read from a file prints as that file: not a secret, and the printed text keeps it.
+            #expect(printed.contains("secret_file: \(assertionFile)"))
             #expect(printed.contains("url: redis://admin:<redacted>@cache:6379/0"))
 
-            // It still loads back; the secrets are gone (the redacted Redis URL holds the placeholder instead).
+            // It still loads back: the key from a file with it; the others are gone (the redacted Redis URL holds the
+            // placeholder instead).
             var reloaded = try GatewayConfiguration(yaml: printed)
             #expect(reloaded.openAIAPIKey == nil)
-            #expect(reloaded.proxy.assertionSecret == nil)
+            #expect(reloaded.proxy.assertionSecret == configuration.proxy.assertionSecret)
             reloaded.openAIAPIKey = configuration.openAIAPIKey
-            reloaded.proxy.assertionSecret = configuration.proxy.assertionSecret
             reloaded.redisURL = configuration.redisURL
             #expect(reloaded == configuration)
         }
         let unset = try GatewayConfiguration(environment: ["ENV": "dev"]).effectiveYAML()
         #expect(unset.contains("api_key: unset"))
         #expect(unset.contains("secret: unset"))
+    }
+
+    @Test("an OpenAI key read from a file prints as openai.api_key_file, and the text loads back with the key")
+    func keyFileRoundTrip() throws {
+        try withTemporaryFile("sk-from-a-file\n") { path in
+            let configuration = try GatewayConfiguration(environment: ["ENV": "dev", "OPENAI_API_KEY_FILE": path])
+            let printed = try configuration.effectiveYAML()
+            #expect(!printed.contains("sk-from-a-file"))
+            #expect(printed.contains("api_key_file: \(path)"))
+            #expect(try GatewayConfiguration(yaml: printed).openAIAPIKey?.value == "sk-from-a-file")
+        }
     }
 
     @Test("a Redis URL's password is replaced, with or without a user", arguments: [

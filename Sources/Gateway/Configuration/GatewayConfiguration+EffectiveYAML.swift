@@ -6,9 +6,10 @@ import Yams
 extension GatewayConfiguration {
     /// The configuration as a config file, for `storygate check-config`: the file's key names, every value resolved
     /// (defaults, file, environment), the route table written out (`builtin_routes: false`), an unset optional value
-    /// as `null`. Secrets are redacted: the OpenAI key and the identity-assertion key print as `<redacted>` or `unset`
-    /// (placeholders the loader accepts and ignores), a Redis URL's password as `<redacted>`. Loading the text gives
-    /// back an equal configuration, secrets aside.
+    /// as `null`. Secrets are redacted: the OpenAI key and the identity-assertion key print as the file they were read
+    /// from (`api_key_file`, `secret_file`), or else as `<redacted>` or `unset` (placeholders the loader accepts and
+    /// ignores), a Redis URL's password as `<redacted>`. Loading the text gives back an equal configuration, keys read
+    /// from files included; a key given in the environment itself is not in the text.
     public func effectiveYAML() throws -> String {
         try Yams.serialize(node: self.effectiveNode, width: -1)
     }
@@ -54,7 +55,7 @@ extension GatewayConfiguration {
         ]
         return Y.mapping([
             ("base_url", Y.string(self.openAIBaseURL)),
-            ("api_key", Y.string(self.openAIAPIKey == nil ? "unset" : "<redacted>")),
+            Self.secretEntry(self.openAIAPIKey, key: "api_key"),
             ("timeout_seconds", Y.optional(self.openAITimeoutSeconds.map(Y.int))),
             ("models", Y.mapping(models)),
         ])
@@ -89,7 +90,7 @@ extension GatewayConfiguration {
         typealias Y = YAMLNode
         let assertion: [(String, Node)] = [
             ("header", Y.string(self.proxy.assertionHeader)),
-            ("secret", Y.string(self.proxy.assertionSecret == nil ? "unset" : "<redacted>")),
+            Self.secretEntry(self.proxy.assertionSecret, key: "secret"),
             ("accept", Y.bool(self.proxy.acceptAssertions)),
             ("max_age_seconds", Y.number(self.proxy.assertionMaxAgeSeconds)),
         ]
@@ -111,5 +112,11 @@ extension GatewayConfiguration {
         guard let at = authority.lastIndex(of: "@") else { return url }
         let user = authority[..<at].prefix { $0 != ":" }
         return scheme + user + ":<redacted>" + rest[at...]
+    }
+
+    /// `<key>_file: <path>` for a secret read from a file, else `<key>: <redacted>` or `<key>: unset`.
+    private static func secretEntry(_ secret: Secret?, key: String) -> (String, Node) {
+        if let path = secret?.path { return (key + "_file", YAMLNode.string(path)) }
+        return (key, YAMLNode.string(secret == nil ? "unset" : "<redacted>"))
     }
 }

@@ -3,9 +3,12 @@ import IDTokens
 /// A secret configuration value (an API key): never printed, logged or compared outside its owner.
 public struct Secret: Sendable, Equatable, CustomStringConvertible {
     public let value: String
+    /// The file it was read from, if any: not a secret, and what `check-config` prints in its place.
+    public let path: String?
 
-    public init(_ value: String) {
+    public init(_ value: String, path: String? = nil) {
         self.value = value
+        self.path = path
     }
 
     public var description: String { "<redacted>" }
@@ -27,7 +30,7 @@ extension Secret {
         guard value.utf8.count >= minimumBytes else {
             throw SecretFileError(message: "names a file holding fewer than \(minimumBytes) bytes: \(path)")
         }
-        return Secret(value)
+        return Secret(value, path: path)
     }
 }
 

@@ -48,8 +48,8 @@ public struct ServerLimits: Sendable, Equatable {
 /// field names, the assertion header is one the gateway does not set or strip for another purpose, the key has at
 /// least 32 bytes.
 ///
-/// The key itself is never written in the file: `check-config` prints `identity_assertion.secret: <redacted>` (or
-/// `unset`), a placeholder the loader accepts and ignores.
+/// The key itself is never written in the file: `check-config` prints `identity_assertion.secret_file: <path>` for
+/// a key read from a file, else `identity_assertion.secret: unset`, a placeholder the loader accepts and ignores.
 public struct ProxySettings: Sendable, Equatable {
     public var identityHeaders: [String] = ["X-User-Id"]
     public var assertionHeader = "X-StoryGate-Identity"
