@@ -12,6 +12,9 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "<redacted>" }
+
+    /// The same secret whatever file it came from.
+    public static func == (lhs: Secret, rhs: Secret) -> Bool { lhs.value == rhs.value }
 }
 
 extension Secret {
