@@ -208,22 +208,6 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     /// `host[:port]` with a loopback host (``isLoopback(_:)``; IPv6 in brackets) and nothing else.
     private static func isLoopbackAuthority(_ authority: Substring) -> Bool {
-        let host: Substring
-        let rest: Substring
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return false }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            rest = authority[authority.index(after: close)...]
-        } else {
-            host = authority.prefix { $0 != ":" }
-            rest = authority[host.endIndex...]
-        }
-        if !rest.isEmpty {
-            let port = rest.dropFirst()
-            guard rest.first == ":", (1...5).contains(port.utf8.count), port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                return false
-            }
-        }
-        return Self.isLoopback(String(host))
+        HostPort.split(authority).map { Self.isLoopback(String($0.host)) } ?? false
     }
 }

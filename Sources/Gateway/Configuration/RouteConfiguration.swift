@@ -123,34 +123,11 @@ public struct UpstreamURL: Sendable, Equatable, CustomStringConvertible {
         guard !authority.isEmpty, !authority.contains("@"), !path.contains("?"), !path.contains("#"),
             !path.contains(" "), !authority.contains(" ")
         else { return nil }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty else { return nil }
-        let port: Int
-        if let portText {
-            guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isNumber) else { return nil }
-            port = number
-        } else {
-            port = scheme == "https" ? 443 : 80
-        }
+        guard let (host, port) = HostPort.split(authority), !host.isEmpty else { return nil }
         while path.hasSuffix("/") { path.removeLast() }
         self.scheme = scheme
         self.host = String(host)
-        self.port = port
+        self.port = port ?? (scheme == "https" ? 443 : 80)
         self.basePath = path
     }
 

@@ -46,9 +46,9 @@ extension GatewayError {
         )
     }
 
-    /// Whole seconds, 1 to a day: 20 when the provider said nothing readable.
+    /// Whole seconds, 1 to `AIError.maximumRetryAfter`: 20 when the provider said nothing readable.
     static func retryAfterSeconds(_ seconds: Double?) -> Int {
         guard let seconds, seconds.isFinite else { return 20 }
-        return Int(min(86_400, max(1, seconds.rounded(.up))))
+        return Int(min(AIError.maximumRetryAfter, max(1, seconds.rounded(.up))))
     }
 }

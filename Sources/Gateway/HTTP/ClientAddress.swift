@@ -27,21 +27,9 @@ enum ClientAddress {
     /// `[2001:db8::7]:4711`), the port dropped. Nil for anything else.
     static func address(_ hop: String) -> String? {
         if IPAddressRange.parseAddress(hop) != nil { return hop }
-        let host: Substring
-        let port: Substring
-        if hop.hasPrefix("["), let close = hop.firstIndex(of: "]") {
-            host = hop[hop.index(after: hop.startIndex)..<close]
-            port = hop[hop.index(after: close)...]
-        } else if let colon = hop.firstIndex(of: ":"), hop.lastIndex(of: ":") == colon {
-            host = hop[..<colon]
-            port = hop[colon...]
-        } else {
+        guard let (host, port) = HostPort.split(Substring(hop)), port != nil, IPAddressRange.parseAddress(String(host)) != nil else {
             return nil
         }
-        let digits = port.dropFirst()
-        guard port.first == ":", (1...5).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-            IPAddressRange.parseAddress(String(host)) != nil
-        else { return nil }
         return String(host)
     }
 

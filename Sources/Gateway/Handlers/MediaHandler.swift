@@ -50,13 +50,18 @@ enum MediaHandler {
     }
 
     /// `If-None-Match` (RFC 9110 §13.1.2): `*`, or a list of entity tags (over any number of fields) compared
-    /// weakly — `W/"k"` matches `"k"`.
+    /// weakly — `W/"k"` matches `"k"`. The elements are walked as every list field is (``HTTPListValue``).
     static func anyMatches(_ fields: [String], etag: String) -> Bool {
         fields.contains { field in
-            field.split(separator: ",").contains { element in
-                let tag = element.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
-                let text = String(tag)
-                return text == "*" || (text.hasPrefix("W/") ? String(text.dropFirst(2)) : text) == etag
+            var field = field
+            return field.withUTF8 { bytes in
+                var matched = false
+                HTTPListValue.forEachElement(bytes, 0, bytes.count) { start, end in
+                    let weak = end - start > 2 && bytes[start] == UInt8(ascii: "W") && bytes[start + 1] == UInt8(ascii: "/")
+                    let tag = UnsafeBufferPointer(rebasing: bytes[(weak ? start + 2 : start)..<end])
+                    if (end - start == 1 && bytes[start] == UInt8(ascii: "*")) || tag.elementsEqual(etag.utf8) { matched = true }
+                }
+                return matched
             }
         }
     }

@@ -31,10 +31,10 @@ info:
     generated. `HEAD` is answered wherever `GET` is, with the same headers and no body.
 
     **Request fields.** Strings are measured in characters (Unicode code points, as `maxLength` counts them) after
-    trimming leading and trailing whitespace and must not be blank; optional strings may be absent, `null` or blank (all meaning "not given"). Enum values
-    are matched case-insensitively after trimming. Unknown members are ignored. A field that is missing,
-    ill-typed, blank, too long or out of range is 400 `INVALID_ARGUMENT`, and the message names the field as a
-    dotted path (`hero.name`, `event.data.keywords[2]`).
+    trimming leading and trailing whitespace and must not be blank; optional strings may be absent, `null` or
+    blank (all meaning "not given"). Enum values are matched case-insensitively after trimming. Unknown members
+    are ignored. A field that is missing, ill-typed, blank, too long or out of range is 400 `INVALID_ARGUMENT`,
+    and the message names the field as a dotted path (`hero.name`, `event.data.keywords[2]`).
   license:
     name: Proprietary
 

@@ -21,8 +21,11 @@ public struct AIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let kind: Kind
     /// A client-safe sentence.
     public let message: String
-    /// Seconds to wait, for `rateLimited`.
+    /// Seconds to wait, for `rateLimited`: at most ``maximumRetryAfter``.
     public let retryAfter: Double?
+
+    /// The longest wait a provider's answer is read as: a day (a server's `1e22` must not overflow `Duration`).
+    public static let maximumRetryAfter: Double = 86_400
     /// The upstream HTTP status, where there was one.
     public let status: Int?
 

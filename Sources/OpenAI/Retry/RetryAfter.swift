@@ -3,8 +3,7 @@
 /// is an input.
 enum RetryAfter {
     /// The wait requested by `headers`, or `nil` when none is given or it cannot be read.
-    /// A date in the past gives zero; a wait over ``maximum`` is ``maximum`` (a server's `1e22` must not overflow
-    /// `Duration`, and no caller waits a day anyway).
+    /// A date in the past gives zero; a longer wait than `AIError.maximumRetryAfter` is that maximum.
     ///
     /// - Parameter now: Seconds since 1970-01-01T00:00:00Z, for HTTP-dates.
     static func parse(retryAfterMilliseconds: String?, retryAfter: String?, now: Double) -> Duration? {
@@ -24,8 +23,7 @@ enum RetryAfter {
         return nil
     }
 
-    /// The longest wait read: one day.
-    static let maximumSeconds: Double = 86_400
+    private static let maximumSeconds = AIError.maximumRetryAfter
 }
 
 /// RFC 9110 IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers send.
