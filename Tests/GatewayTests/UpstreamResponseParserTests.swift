@@ -43,7 +43,8 @@ private struct Field: Equatable, CustomStringConvertible {
 
 private func record(_ event: UpstreamResponseParser.Event) -> Rec {
     switch event {
-    case .head(let response):
+    case .head(let head):
+        let response = head.response
         let fields = response.headerFields.map { field in
             Field(field.name.rawName, bytes: field.withUnsafeBytesOfValue { Array($0) })
         }
@@ -762,5 +763,101 @@ struct UpstreamResponseParserTests {
         let chunk = parse([bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFF\r\nabc")])
         #expect(chunk.error == nil)
         #expect(chunk.events.dropFirst() == [.body(bytes("abc"))])
+    }
+}
+
+/// What the raw path writes of an upstream head (``UpstreamHead/writeEndToEndFields(into:omitting:withoutBody:)``):
+/// the end-to-end lines as bytes, exactly the fields `HopByHopHeaders.responseFields` keeps of the parsed response.
+@Suite("Upstream head passed on as bytes")
+struct UpstreamHeadBytesTests {
+    private static func head(_ text: String, toHEAD: Bool = false) throws -> UpstreamHead {
+        var parser = UpstreamResponseParser()
+        parser.expectResponse(toHEAD: toHEAD)
+        var buffer = ByteBuffer(string: text)
+        var head: UpstreamHead?
+        try parser.feed(&buffer) { event in
+            if case .head(let parsed) = event { head = parsed }
+        }
+        return try #require(head)
+    }
+
+    private static func endToEnd(_ head: UpstreamHead, withoutBody: Bool = false) -> (text: String, contentLength: Bool, date: Bool) {
+        var bytes = ByteBuffer()
+        let written = head.writeEndToEndFields(into: &bytes, omitting: GatewayResponder.requestIDHeader, withoutBody: withoutBody)
+        return (String(buffer: bytes), written.contentLength, written.date)
+    }
+
+    /// The same fields through `HTTPFields`, as the other paths filter them.
+    private static func throughFields(_ head: UpstreamHead) -> String {
+        var fields = HopByHopHeaders.responseFields(head.response.headerFields)
+        fields[GatewayResponder.requestIDHeader] = nil
+        return fields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()
+    }
+
+    @Test func hopByHopAndListedFieldsStayBehind() throws {
+        let head = try Self.head(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: keep-alive, X-Secret\r\nKeep-Alive: timeout=5\r\n"
+                + "x-secret: s\r\nTE: trailers\r\nTrailer: X\r\nUpgrade: h2c\r\nProxy-Connection: keep-alive\r\nProxy-Authenticate: Basic\r\n"
+                + "proxy-: x\r\nProxy-Status: upstream\r\nX-Request-Id: theirs\r\nX-Secret-Not: kept\r\nX~a: 1\r\nContent-Length: 2\r\n\r\nok"
+        )
+        let out = Self.endToEnd(head)
+        #expect(
+            out.text
+                == "Content-Type: application/json\r\nProxy-Status: upstream\r\nX-Secret-Not: kept\r\nX~a: 1\r\nContent-Length: 2\r\n"
+        )
+        #expect(out.contentLength)
+        #expect(!out.date)
+        #expect(out.text == Self.throughFields(head))
+    }
+
+    @Test func listedNamesFoldOnlyLetters() throws {
+        // `^` and `~` are both token characters, 0x20 apart: a name listed as `X^a` does not take `X~a` with it.
+        let head = try Self.head("HTTP/1.1 200 OK\r\nConnection: X^a\r\nX~a: 1\r\nx^A: 2\r\nContent-Length: 0\r\n\r\n")
+        let out = Self.endToEnd(head)
+        #expect(out.text == "X~a: 1\r\nContent-Length: 0\r\n")
+        #expect(out.text == Self.throughFields(head))
+    }
+
+    @Test func valuesAndSpellingPassAsReceived() throws {
+        let head = try Self.head("HTTP/1.1 200 OK\r\nx-ODD:   two  words \t\r\nX-Latin: caf\u{E9}\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\n\r\n")
+        let out = Self.endToEnd(head)
+        #expect(out.text == "x-ODD: two  words\r\nX-Latin: caf\u{E9}\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\n")
+        #expect(!out.contentLength)
+        #expect(out.date)
+    }
+
+    @Test func repeatedContentLengthPassesOnce() throws {
+        let head = try Self.head("HTTP/1.1 200 OK\r\ncontent-length: 5, 5\r\nX: y\r\nContent-Length: 5\r\n\r\nhello")
+        let out = Self.endToEnd(head)
+        #expect(out.text == "content-length: 5\r\nX: y\r\n")
+        #expect(out.contentLength)
+        // `HTTPFields` spells the replaced field its own way.
+        #expect(out.text.lowercased() == Self.throughFields(head).lowercased())
+    }
+
+    @Test(arguments: [204, 304])
+    func noContentLengthWithoutABody(code: Int) throws {
+        let head = try Self.head("HTTP/1.1 \(code) X\r\nContent-Length: 5\r\nETag: \"a\"\r\n\r\n")
+        let out = Self.endToEnd(head, withoutBody: true)
+        #expect(out.text == "ETag: \"a\"\r\n")
+        #expect(!out.contentLength)
+    }
+
+    @Test func headSplitAcrossReadsIsKept() throws {
+        var parser = UpstreamResponseParser()
+        parser.expectResponse(toHEAD: false)
+        var head: UpstreamHead?
+        for piece in ["HTTP/1.1 200 OK\r\nX-A: 1\r\nX-", "B: 2\r\nContent-Length: 0\r\n", "\r\n"] {
+            var buffer = ByteBuffer(string: piece)
+            try parser.feed(&buffer) { event in
+                if case .head(let parsed) = event { head = parsed }
+            }
+        }
+        // The next answer reuses the parser's buffer; the head handed out must not change with it.
+        parser.expectResponse(toHEAD: false)
+        var next = ByteBuffer(string: "HTTP/1.1 200 OK\r\nX-Z: 9")
+        try parser.feed(&next) { _ in }
+        let out = Self.endToEnd(try #require(head))
+        #expect(out.text == "X-A: 1\r\nX-B: 2\r\nContent-Length: 0\r\n")
     }
 }

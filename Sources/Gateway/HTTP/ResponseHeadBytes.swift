@@ -15,9 +15,14 @@ enum ResponseHeadBytes {
 
     /// `<name>: <value>\r\n`.
     static func writeField(_ field: HTTPField, into bytes: inout ByteBuffer) {
-        bytes.writeString(field.name.rawName)
+        Self.writeField(field.name, field.value, into: &bytes)
+    }
+
+    /// `<name>: <value>\r\n`; `value` must be a valid field value (the gateway's own: an id, a date, a token).
+    static func writeField(_ name: HTTPField.Name, _ value: String, into bytes: inout ByteBuffer) {
+        bytes.writeString(name.rawName)
         bytes.writeStaticString(": ")
-        bytes.writeString(field.value)
+        bytes.writeString(value)
         bytes.writeStaticString("\r\n")
     }
 }

@@ -6,7 +6,7 @@ import NIOSSL
 /// What one exchange on a ``DirectUpstreamConnection`` hears, on the connection's event loop.
 protocol DirectUpstreamReceiver: AnyObject {
     /// The final response head (interim 1xx answers are skipped).
-    func upstreamHead(_ response: HTTPResponse)
+    func upstreamHead(_ head: UpstreamHead)
     func upstreamBody(_ buffer: ByteBuffer)
     /// A batch of reads is over: what was written on may be flushed.
     func upstreamReadComplete()

@@ -7,21 +7,29 @@ import HTTPTypes
 /// exception: it reports on the whole chain and is meant to travel.
 enum HopByHopHeaders {
     /// Whether `name` is hop-by-hop on its own (not counting the fields `Connection` names). Checked for every
-    /// field both ways, so by the lowercase name's length and text, without hashing.
+    /// field both ways, so by the name's length and bytes, without hashing.
     static func isHopByHop(_ name: HTTPField.Name) -> Bool {
-        let canonical = name.canonicalName
-        switch canonical.utf8.count {
-        case 2: return canonical == "te"
-        case 7: return canonical == "trailer" || canonical == "upgrade"
-        case 10: return canonical == "connection" || canonical == "keep-alive"
-        case 17: return canonical == "transfer-encoding" || Self.isProxyField(canonical)
-        default: return Self.isProxyField(canonical)
+        var canonical = name.canonicalName
+        return canonical.withUTF8 { Self.isHopByHop($0, 0..<$0.count) }
+    }
+
+    /// ``isHopByHop(_:)`` for a name given as the bytes `p[name]`, in any case (a token, as the parser checked).
+    static func isHopByHop(_ p: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
+        let start = name.lowerBound
+        switch name.count {
+        case 2: return HTTPListValue.equalsLowercased(p, start, "te")
+        case 7: return HTTPListValue.equalsLowercased(p, start, "trailer") || HTTPListValue.equalsLowercased(p, start, "upgrade")
+        case 10:
+            return HTTPListValue.equalsLowercased(p, start, "connection") || HTTPListValue.equalsLowercased(p, start, "keep-alive")
+        case 17: return HTTPListValue.equalsLowercased(p, start, "transfer-encoding") || Self.isProxyField(p, name)
+        default: return Self.isProxyField(p, name)
         }
     }
 
-    /// `Proxy-*` but `Proxy-Status`, case-insensitively (`canonicalName` is lowercase).
-    static func isProxyField(_ canonicalName: String) -> Bool {
-        canonicalName.utf8.starts(with: "proxy-".utf8) && canonicalName != "proxy-status"
+    /// `Proxy-*` but `Proxy-Status`, in any case.
+    private static func isProxyField(_ p: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
+        name.count >= 6 && HTTPListValue.equalsLowercased(p, name.lowerBound, "proxy-")
+            && !(name.count == 12 && HTTPListValue.equalsLowercased(p, name.lowerBound, "proxy-status"))
     }
 
     /// The fields the `Connection` values of `fields` name (RFC 9110 §7.6.1), empty when there is no `Connection`.

@@ -19,7 +19,7 @@ enum UpstreamResponseError: Error, Equatable {
 /// internal buffer only when split across reads; body bytes are emitted as zero-copy slices.
 struct UpstreamResponseParser {
     enum Event {
-        case head(HTTPResponse)
+        case head(UpstreamHead)
         case body(ByteBuffer)
         case end
     }
@@ -79,9 +79,15 @@ struct UpstreamResponseParser {
 
     private struct ParsedHead {
         /// nil for an interim (1xx) response, which is discarded.
-        var response: HTTPResponse?
+        var status: HTTPResponse.Status?
+        /// Where the field lines are in the head's bytes.
+        var lines: Range<Int> = 0..<0
+        var repeatedContentLength: Int?
+        var connectionNamesFields = false
         var framing: Framing
         var keepAlive: Bool
+        /// The final head, made by `consumeHead` from the above and the bytes.
+        var head: UpstreamHead?
     }
 
     private enum HeadScan {
@@ -154,7 +160,7 @@ struct UpstreamResponseParser {
             case .head:
                 if buffer.readableBytes == 0 { return }
                 guard let head = try self.consumeHead(&buffer) else { return }
-                guard let response = head.response else {
+                guard let response = head.head else {
                     // Interim response: discard and read the next head.
                     self.resetHeadScan()
                     continue
@@ -322,7 +328,7 @@ struct UpstreamResponseParser {
         case .found(let end):
             let isHEAD = self.currentIsHEAD
             let maxFields = self.maxHeaderCount
-            let result: Result<ParsedHead, UpstreamResponseError>
+            var result: Result<ParsedHead, UpstreamResponseError>
             if buffered == 0 {
                 // Usual case: the whole head is in this read; parse in place.
                 result = buffer.withUnsafeReadableBytes { raw in
@@ -332,6 +338,14 @@ struct UpstreamResponseParser {
                         maxHeaderCount: maxFields,
                         lineCount: lineCount
                     )
+                }
+                if case .success(var parsed) = result, let status = parsed.status {
+                    let lines = buffer.getSlice(at: buffer.readerIndex + parsed.lines.lowerBound, length: parsed.lines.count) ?? ByteBuffer()
+                    parsed.head = UpstreamHead(
+                        status: status, lines: lines, repeatedContentLength: parsed.repeatedContentLength,
+                        connectionNamesFields: parsed.connectionNamesFields
+                    )
+                    result = .success(parsed)
                 }
                 buffer.moveReaderIndex(forwardBy: end)
             } else {
@@ -346,6 +360,17 @@ struct UpstreamResponseParser {
                         maxHeaderCount: maxFields,
                         lineCount: lineCount
                     )
+                }
+                if case .success(var parsed) = result, let status = parsed.status {
+                    // A copy: the head buffer is cleared for the next answer.
+                    let lines = ByteBuffer(
+                        bytes: self.headBuffer.readableBytesView[(self.headBuffer.readerIndex + parsed.lines.lowerBound)...].prefix(parsed.lines.count)
+                    )
+                    parsed.head = UpstreamHead(
+                        status: status, lines: lines, repeatedContentLength: parsed.repeatedContentLength,
+                        connectionNamesFields: parsed.connectionNamesFields
+                    )
+                    result = .success(parsed)
                 }
             }
             switch result {
@@ -445,12 +470,9 @@ struct UpstreamResponseParser {
         let isInterim = code < 200
 
         // Header section.
-        var fields = HTTPFields()
-        if !isInterim {
-            fields.reserveCapacity(min(max(lineCount - 2, 0), maxHeaderCount))
-        }
         var fieldCount = 0
         var connectionClose = false
+        var connectionNamesFields = false
         var contentLengthPresent = false
         var contentLengthInvalid = false
         var contentLength = -1
@@ -496,12 +518,10 @@ struct UpstreamResponseParser {
                 valueEnd -= 1
             }
             var v = valueStart
-            var valueIsASCII = true
             while v < valueEnd {
                 guard isFieldValueByte(p[v]) else {
                     return .failure(.invalid("invalid byte in header field value"))
                 }
-                if p[v] >= 0x80 { valueIsASCII = false }
                 v += 1
             }
 
@@ -545,28 +565,17 @@ struct UpstreamResponseParser {
                     HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
                         if e - s == 5 && HTTPListValue.equalsLowercased(p, s, "close") {
                             connectionClose = true
+                        } else if e > s, !(e - s == 10 && HTTPListValue.equalsLowercased(p, s, "keep-alive")) {
+                            connectionNamesFields = true
                         }
                     }
                 }
-
-                let nameString = String(decoding: UnsafeBufferPointer(rebasing: p[pos..<nameEnd]), as: UTF8.self)
-                guard let name = HTTPField.Name(nameString) else {
-                    return .failure(.invalid("invalid header field name"))
-                }
-                let valueBytes = UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd])
-                // An ASCII value as a `String`, which is what the answer's writer reads (kept as bytes, it would be
-                // decoded again there); obs-text stays bytes, exactly as received.
-                fields.append(
-                    valueIsASCII
-                        ? HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self))
-                        : HTTPField(name: name, value: valueBytes)
-                )
             }
             pos = lf + 1
         }
 
         if isInterim {
-            return .success(ParsedHead(response: nil, framing: .none, keepAlive: false))
+            return .success(ParsedHead(status: nil, framing: .none, keepAlive: false))
         }
 
         // Both framings at once: a sign of response smuggling (RFC 9112 §6.3 ¶3), and the `Content-Length` would be
@@ -588,19 +597,21 @@ struct UpstreamResponseParser {
                 return .failure(.invalid("invalid content-length"))
             }
             framing = contentLength == 0 ? .none : .fixed(contentLength)
-            if contentLengthValues > 1 {
-                // The same length repeated (two lines, or a list): one field passes on, with that value (RFC 9110
-                // §8.6: a recipient may accept the repetition only by replacing it with a single valid value).
-                fields[.contentLength] = String(contentLength)
-            }
         } else {
             framing = .close
             keepAlive = false
         }
 
         let reason = reasonString(UnsafeBufferPointer(rebasing: p[reasonStart..<statusEnd]), isASCII: reasonIsASCII)
-        let response = HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)
-        return .success(ParsedHead(response: response, framing: framing, keepAlive: keepAlive))
+        return .success(
+            ParsedHead(
+                status: .init(code: code, reasonPhrase: reason), lines: (statusLF + 1)..<(count - 2),
+                // The same length repeated (two lines, or a list): one field passes on, with that value (RFC 9110
+                // §8.6: a recipient may accept the repetition only by replacing it with a single valid value).
+                repeatedContentLength: contentLengthValues > 1 && !contentLengthInvalid ? contentLength : nil,
+                connectionNamesFields: connectionNamesFields, framing: framing, keepAlive: keepAlive
+            )
+        )
     }
 
     /// Reason phrases are ISO Latin 1 (as `HTTPResponse.Status` documents): one scalar per byte.

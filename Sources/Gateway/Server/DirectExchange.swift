@@ -6,6 +6,9 @@ import NIOCore
 protocol DirectAnswerSink: AnyObject {
     var isWritable: Bool { get }
     func writeHead(_ response: HTTPResponse, for request: DirectRequest)
+    /// An upstream's answer head with the gateway's fields: the request's limit fields, and those of
+    /// ``GatewayResponder/finishDirectFields(_:_:)``.
+    func writeUpstreamHead(_ head: UpstreamHead, for request: DirectRequest, responder: GatewayResponder)
     func writeBody(_ buffer: ByteBuffer)
     func flush()
     /// Ends the answer and flushes it.
@@ -95,16 +98,13 @@ final class DirectExchange: DirectUpstreamReceiver {
         connection.send(self.head, to: self, timeout: self.route.timeout)
     }
 
-    func upstreamHead(_ response: HTTPResponse) {
+    func upstreamHead(_ head: UpstreamHead) {
         guard case .waitingForHead = self.state else { return }
         let waited = self.sent.duration(to: .now)
         self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
         self.timing?.record(waited)
-        var fields = HopByHopHeaders.responseFields(response.headerFields)
-        fields.append(contentsOf: self.request.limitHeaders)
-        self.responder.finishDirectFields(&fields, self.request)
-        self.state = .streaming(status: Int(response.status.code))
-        self.sink.writeHead(HTTPResponse(status: response.status, headerFields: fields), for: self.request)
+        self.state = .streaming(status: Int(head.status.code))
+        self.sink.writeUpstreamHead(head, for: self.request, responder: self.responder)
     }
 
     func upstreamBody(_ buffer: ByteBuffer) {

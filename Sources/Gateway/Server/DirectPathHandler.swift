@@ -111,6 +111,13 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
         self.context?.write(self.wrapOutboundOut(.head(response)), promise: nil)
     }
 
+    func writeUpstreamHead(_ head: UpstreamHead, for request: DirectRequest, responder: GatewayResponder) {
+        var fields = HopByHopHeaders.responseFields(head.response.headerFields)
+        fields.append(contentsOf: request.limitHeaders)
+        responder.finishDirectFields(&fields, request)
+        self.writeHead(HTTPResponse(status: head.status, headerFields: fields), for: request)
+    }
+
     func writeBody(_ buffer: ByteBuffer) {
         self.context?.write(self.wrapOutboundOut(.body(buffer)), promise: nil)
     }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import IDTokens
 import NIOCore
 
 /// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
@@ -284,8 +285,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
 
     func writeHead(_ response: HTTPResponse, for request: DirectRequest) {
         guard let context else { return }
-        let code = response.status.code
-        let mayHaveBody = code >= 200 && code != 204 && code != 304
+        let mayHaveBody = Self.mayHaveBody(response.status)
         var head = context.channel.allocator.buffer(capacity: 512)
         ResponseHeadBytes.writeStatusLine(response.status, into: &head)
         var hasLength = false
@@ -299,6 +299,30 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             }
             ResponseHeadBytes.writeField(field, into: &head)
         }
+        self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: hasLength, for: request, context: context)
+    }
+
+    /// The upstream's end-to-end field lines are copied as they came, then the gateway's fields are added (as
+    /// ``GatewayResponder/finishDirectFields(_:_:)`` adds them to an `HTTPFields`).
+    func writeUpstreamHead(_ upstream: UpstreamHead, for request: DirectRequest, responder: GatewayResponder) {
+        guard let context else { return }
+        let mayHaveBody = Self.mayHaveBody(upstream.status)
+        var head = context.channel.allocator.buffer(capacity: 512 + upstream.lines.readableBytes)
+        ResponseHeadBytes.writeStatusLine(upstream.status, into: &head)
+        let written = upstream.writeEndToEndFields(into: &head, omitting: GatewayResponder.requestIDHeader, withoutBody: !mayHaveBody)
+        for field in request.limitHeaders { ResponseHeadBytes.writeField(field, into: &head) }
+        ResponseHeadBytes.writeField(GatewayResponder.requestIDHeader, request.requestID, into: &head)
+        if !written.date { ResponseHeadBytes.writeField(.date, responder.dates.value(now: WallClock.now()), into: &head) }
+        if request.closesConnection { ResponseHeadBytes.writeField(.connection, "close", into: &head) }
+        self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: written.contentLength, for: request, context: context)
+    }
+
+    private static func mayHaveBody(_ status: HTTPResponse.Status) -> Bool {
+        status.code >= 200 && status.code != 204 && status.code != 304
+    }
+
+    /// Frames the answer (`Content-Length` if given, else chunked), ends the head and writes it.
+    private func endHead(_ head: inout ByteBuffer, mayHaveBody: Bool, hasLength: Bool, for request: DirectRequest, context: ChannelHandlerContext) {
         let chunked = mayHaveBody && !hasLength
         if chunked { head.writeStaticString("transfer-encoding: chunked\r\n") }
         head.writeStaticString("\r\n")

@@ -1,0 +1,123 @@
+import HTTPTypes
+import NIOCore
+
+/// A final upstream response head as ``UpstreamResponseParser`` read it: the status, and the field lines kept as
+/// the bytes that arrived (every byte checked by the parser). The raw path passes the end-to-end lines on as bytes
+/// (``writeEndToEndFields(into:omitting:withoutBody:)``), without making an `HTTPField` of each, or hashing and
+/// re-validating names and values it only copies; ``response`` builds the `HTTPResponse` for the other readers.
+struct UpstreamHead {
+    let status: HTTPResponse.Status
+    /// The field lines, each `name ":" OWS value OWS CRLF`, as received.
+    let lines: ByteBuffer
+    /// The one `Content-Length` value when the head repeated it (several lines, or a list): it passes on once, with
+    /// that value (RFC 9110 §8.6).
+    let repeatedContentLength: Int?
+    /// `Connection` names a field besides `keep-alive` and `close` (RFC 9110 §7.6.1): that field goes too.
+    let connectionNamesFields: Bool
+
+    /// The head as an `HTTPResponse`, every field as received (a repeated `Content-Length` once).
+    var response: HTTPResponse {
+        var fields = HTTPFields()
+        self.forEachField { p, name, value in
+            let nameBytes = UnsafeBufferPointer(rebasing: p[name])
+            guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
+            let valueBytes = UnsafeBufferPointer(rebasing: p[value])
+            // An ASCII value as a `String`; obs-text stays bytes, exactly as received.
+            fields.append(
+                valueBytes.allSatisfy { $0 < 0x80 }
+                    ? HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self))
+                    : HTTPField(name: name, value: valueBytes)
+            )
+        }
+        if let length = self.repeatedContentLength { fields[.contentLength] = String(length) }
+        return HTTPResponse(status: self.status, headerFields: fields)
+    }
+
+    /// Writes the field lines the client gets, as `name: value\r\n` in the order received: all but the hop-by-hop
+    /// ones (``HopByHopHeaders``) and those `Connection` names, the field named `omitting` (one the gateway sets
+    /// itself), and `Content-Length` on an answer that has no body; a repeated `Content-Length` once. Exactly what
+    /// ``HopByHopHeaders/responseFields(_:)`` keeps of ``response``, and the raw path's writer after it.
+    /// - Returns: whether a `Content-Length` and a `Date` were written.
+    func writeEndToEndFields(
+        into bytes: inout ByteBuffer, omitting: HTTPField.Name, withoutBody: Bool
+    ) -> (contentLength: Bool, date: Bool) {
+        var listed: [Range<Int>] = []
+        if self.connectionNamesFields {
+            self.forEachField { p, name, value in
+                guard name.count == 10, HTTPListValue.equalsLowercased(p, name.lowerBound, "connection") else { return }
+                HTTPListValue.forEachElement(p, value.lowerBound, value.upperBound) { start, end in
+                    if end > start { listed.append(start..<end) }
+                }
+            }
+        }
+        var omitted = omitting.canonicalName
+        return omitted.withUTF8 { omitted in
+            var written = (contentLength: false, date: false)
+            self.forEachField { p, name, value in
+                if HopByHopHeaders.isHopByHop(p, name) { return }
+                if Self.equalsIgnoringCase(p, name, omitted, 0..<omitted.count) { return }
+                if !listed.isEmpty, listed.contains(where: { Self.equalsIgnoringCase(p, name, p, $0) }) { return }
+                if name.count == 14, HTTPListValue.equalsLowercased(p, name.lowerBound, "content-length") {
+                    if withoutBody || written.contentLength { return }
+                    written.contentLength = true
+                    if let length = self.repeatedContentLength {
+                        bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[name]))
+                        bytes.writeStaticString(": ")
+                        bytes.writeString(String(length))
+                        bytes.writeStaticString("\r\n")
+                        return
+                    }
+                } else if name.count == 4, HTTPListValue.equalsLowercased(p, name.lowerBound, "date") {
+                    written.date = true
+                }
+                bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[name]))
+                bytes.writeStaticString(": ")
+                bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[value]))
+                bytes.writeStaticString("\r\n")
+            }
+            return written
+        }
+    }
+
+    /// Calls `body` with each field line's name and value (without the surrounding whitespace), as ranges of `p`.
+    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>) -> Void) {
+        self.lines.withUnsafeReadableBytes { raw in
+            let p = raw.assumingMemoryBound(to: UInt8.self)
+            let count = p.count
+            var position = 0
+            // The parser checked every line: a token name, a colon, then value bytes (no CR) up to CRLF.
+            while position < count {
+                var colon = position
+                while colon < count, p[colon] != UInt8(ascii: ":") { colon += 1 }
+                var cr = colon
+                while cr < count, p[cr] != UInt8(ascii: "\r") { cr += 1 }
+                guard cr < count else { return }
+                var valueStart = colon + 1
+                while valueStart < cr, p[valueStart] == UInt8(ascii: " ") || p[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
+                var valueEnd = cr
+                while valueEnd > valueStart, p[valueEnd - 1] == UInt8(ascii: " ") || p[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+                body(p, position..<colon, valueStart..<valueEnd)
+                position = cr + 2
+            }
+        }
+    }
+
+    /// Whether two tokens are equal ignoring ASCII case (only letters fold: `^` and `~` stay apart).
+    private static func equalsIgnoringCase(
+        _ a: UnsafeBufferPointer<UInt8>, _ aRange: Range<Int>, _ b: UnsafeBufferPointer<UInt8>, _ bRange: Range<Int>
+    ) -> Bool {
+        guard aRange.count == bRange.count else { return false }
+        var i = aRange.lowerBound
+        var j = bRange.lowerBound
+        while i < aRange.upperBound {
+            if Self.lowercased(a[i]) != Self.lowercased(b[j]) { return false }
+            i += 1
+            j += 1
+        }
+        return true
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+}
