@@ -89,6 +89,28 @@ struct ProxyComponentTests {
         #expect(headers.map { "\($0.name): \($0.value)" } == expected.map { "\($0.0): \($0.1)" })
     }
 
+    @Test("the direct path's upstream head, written as bytes, carries exactly these fields; several Cookie fields as one")
+    func headBytes() throws {
+        let request = Self.request(Self.hostile + [("cookie", "c=d")]).head
+        let identity = Identity(uid: "alice", source: .firebase, token: nil)
+        let fields = try Self.rules().fields(for: request, requestID: "gw-1", identity: identity, peer: "10.0.0.9", now: 1_700_000_000)
+        var head = UpstreamRequestHead(method: .post, path: "/base/x?y=1", authority: "127.0.0.1:9000", allocator: ByteBufferAllocator())
+        try Self.rules().write(for: request, requestID: "gw-1", identity: identity, peer: "10.0.0.9", now: 1_700_000_000, into: &head)
+        head.end(clientSentLength: false)
+        let expected =
+            "POST /base/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1:9000\r\n"
+            + fields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined() + "content-length: 0\r\n\r\n"
+        #expect(String(buffer: head.bytes) == expected)
+        #expect(fields[values: .cookie] == ["a=b; c=d"])
+
+        var get = UpstreamRequestHead(method: .get, path: "/", authority: "h", allocator: ByteBufferAllocator())
+        get.end(clientSentLength: false)
+        #expect(String(buffer: get.bytes) == "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        var declared = UpstreamRequestHead(method: .get, path: "/", authority: "h", allocator: ByteBufferAllocator())
+        declared.end(clientSentLength: true)
+        #expect(String(buffer: declared.bytes) == "GET / HTTP/1.1\r\nHost: h\r\ncontent-length: 0\r\n\r\n")
+    }
+
     @Test("X-User-Id carries a uid only as it is: none with a control character or a space at either end")
     func carriedUIDs() throws {
         for uid in ["alice", "a b", "élodie", "用户", "a:b@c", String(repeating: "z", count: 128)] {

@@ -64,25 +64,33 @@ enum Credentials: Equatable {
     }
 
     /// token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" (RFC 9110 §11.2). Runs on every
-    /// authenticated request over ~1 KB, so it reads contiguous bytes against a bit mask.
+    /// authenticated request over ~1 KB, so it reads contiguous bytes against a table.
     private static func isToken68(_ bytes: Substring.UTF8View) -> Bool {
         bytes.withContiguousStorageIfAvailable(Self.isToken68) ?? Array(bytes).withUnsafeBufferPointer(Self.isToken68)
     }
 
     private static func isToken68(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        // The token68 characters as two 64-bit masks (bytes 0–63, 64–127).
-        let low: UInt64 = 0x03ff_e800_0000_0000
-        let high: UInt64 = 0x47ff_fffe_87ff_fffe
-        while index < bytes.count {
-            let byte = bytes[index]
-            let isToken68 = byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 && (high >> UInt64(byte - 64)) & 1 == 1
-            guard isToken68 else { break }
-            index += 1
+        Self.token68Bytes.withUnsafeBufferPointer { table in
+            // One load per byte, no branch on the byte's range (a 256-entry table, indexed by any byte).
+            guard let table = table.baseAddress, let start = bytes.baseAddress else { return bytes.isEmpty }
+            let count = bytes.count
+            var index = 0
+            while index < count, table[Int(start[index])] { index += 1 }
+            // Then only `=` padding, to the end.
+            while index < count, start[index] == UInt8(ascii: "=") { index += 1 }
+            return index == count
         }
-        // Then only `=` padding, to the end.
-        while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
-        return index == bytes.count
+    }
+
+    /// Whether each byte is a token68 character (`=` padding apart).
+    private static let token68Bytes: [Bool] = (0...255).map { (byte: UInt8) in
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            true
+        default:
+            false
+        }
     }
 
     /// 1 to 128 characters of `A-Z a-z 0-9 - _ . : @` (Firebase uids are at most 128 characters).

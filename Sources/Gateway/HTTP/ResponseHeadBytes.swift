@@ -1,8 +1,8 @@
 import HTTPTypes
 import NIOCore
 
-/// An HTTP/1.1 response head as bytes, for the answers the gateway writes below SwiftNIO's encoder (the raw path,
-/// and answers to CONNECT). Field values are valid by construction (`HTTPField` guarantees it).
+/// HTTP/1.1 heads as bytes, for what the gateway writes below SwiftNIO's encoder (the raw path's answers, the direct
+/// path's upstream requests, answers to CONNECT). Field values are valid by construction (`HTTPField` guarantees it).
 enum ResponseHeadBytes {
     /// `HTTP/1.1 <code> <reason>\r\n`.
     static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {

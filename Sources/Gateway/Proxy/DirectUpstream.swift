@@ -16,8 +16,8 @@ protocol DirectUpstreamReceiver: AnyObject {
 }
 
 /// A keep-alive HTTP/1.1 connection to an upstream, driven by callbacks on its event loop (no task, no async
-/// stream): the upstream side of the direct path (``DirectPathHandler``, ``RawPathHandler``). It writes the request
-/// head as bytes itself and reads the answer with ``UpstreamResponseParser`` (no HTTP codec, no type conversion):
+/// stream): the upstream side of the direct path (``DirectPathHandler``, ``RawPathHandler``). It sends a request
+/// head made as bytes (``UpstreamRequestHead``) and reads the answer with ``UpstreamResponseParser`` (no HTTP codec, no type conversion):
 /// strict framing, and any doubt about it closes the connection. One exchange at a time; the handler is the
 /// connection, and like every channel handler it is only touched on its channel's event loop (hence the
 /// unchecked `Sendable`: it is passed between futures of that loop, never to another thread).
@@ -54,7 +54,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     }
 
     /// Sends a request without a body; the answer goes to `receiver`, and its head must come within `timeout`.
-    func send(_ head: HTTPRequest, to receiver: any DirectUpstreamReceiver, timeout: TimeAmount) {
+    func send(_ head: UpstreamRequestHead, to receiver: any DirectUpstreamReceiver, timeout: TimeAmount) {
         guard let context, context.channel.isActive else {
             self.isReusable = false
             receiver.upstreamFailed(timedOut: false)
@@ -65,44 +65,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         self.timeout = timeout
         self.parser.expectResponse(toHEAD: head.method == .head)
         self.setDeadline(.now() + timeout)
-        var bytes = context.channel.allocator.buffer(capacity: 512)
-        Self.write(head, into: &bytes)
-        context.writeAndFlush(self.wrapOutboundOut(bytes), promise: nil)
-    }
-
-    /// An HTTP/1.1 request head without a body, as SwiftNIO's encoder writes the same `HTTPRequest`: `Host` from the
-    /// authority first, the fields in order, several `Cookie` fields as one line; a method whose requests carry a
-    /// body (POST, PUT, PATCH) says so with `Content-Length: 0`.
-    static func write(_ head: HTTPRequest, into bytes: inout ByteBuffer) {
-        bytes.writeString(head.method.rawValue)
-        bytes.writeStaticString(" ")
-        bytes.writeString(head.path ?? "/")
-        bytes.writeStaticString(" HTTP/1.1\r\n")
-        if let authority = head.authority {
-            bytes.writeStaticString("Host: ")
-            bytes.writeString(authority)
-            bytes.writeStaticString("\r\n")
-        }
-        var cookieWritten = false
-        var hasLength = false
-        for field in head.headerFields {
-            var value = field.value
-            if field.name == .cookie {
-                guard !cookieWritten else { continue }
-                cookieWritten = true
-                value = head.headerFields[.cookie] ?? value
-            } else if field.name == .contentLength {
-                hasLength = true
-            }
-            bytes.writeString(field.name.rawName)
-            bytes.writeStaticString(": ")
-            bytes.writeString(value)
-            bytes.writeStaticString("\r\n")
-        }
-        if !hasLength, head.method == .post || head.method == .put || head.method == .patch {
-            bytes.writeStaticString("content-length: 0\r\n")
-        }
-        bytes.writeStaticString("\r\n")
+        context.writeAndFlush(self.wrapOutboundOut(head.bytes), promise: nil)
     }
 
     /// Waits in a pool: closed once idle for `timeout`, unless taken (and given a new deadline) before.
@@ -295,5 +258,42 @@ final class DirectUpstreamPool: Sendable {
                 for connection in connections { connection.close() }
             }
         }
+    }
+}
+
+/// A body-less request head for an upstream, made as bytes and ready to send (and to send again, on a retry): as
+/// SwiftNIO's encoder writes the same request, `Host` from the authority first, then the fields
+/// (``UpstreamRequestHeaders`` writes them here, with no `HTTPFields` in between).
+struct UpstreamRequestHead: UpstreamFieldOutput {
+    let method: HTTPRequest.Method
+    private(set) var bytes: ByteBuffer
+
+    /// The request line and `Host`.
+    init(method: HTTPRequest.Method, path: String, authority: String, allocator: ByteBufferAllocator) {
+        self.method = method
+        self.bytes = allocator.buffer(capacity: 1024)
+        self.bytes.writeString(method.rawValue)
+        self.bytes.writeStaticString(" ")
+        self.bytes.writeString(path)
+        self.bytes.writeStaticString(" HTTP/1.1\r\nHost: ")
+        self.bytes.writeString(authority)
+        self.bytes.writeStaticString("\r\n")
+    }
+
+    mutating func append(_ field: HTTPField) {
+        ResponseHeadBytes.writeField(field, into: &self.bytes)
+    }
+
+    mutating func append(_ name: HTTPField.Name, _ value: String) {
+        self.append(HTTPField(name: name, value: value))
+    }
+
+    /// Ends the head. A request whose client declared an (empty) body, or whose method's requests carry one (POST,
+    /// PUT, PATCH), says it has none with `Content-Length: 0`.
+    mutating func end(clientSentLength: Bool) {
+        if clientSentLength || self.method == .post || self.method == .put || self.method == .patch {
+            self.bytes.writeStaticString("content-length: 0\r\n")
+        }
+        self.bytes.writeStaticString("\r\n")
     }
 }

@@ -68,6 +68,18 @@ struct UpstreamRequestHeaders: Sendable {
     func fields(
         for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double
     ) throws(GatewayError) -> HTTPFields {
+        var headers = HTTPFields()
+        headers.reserveCapacity(request.headerFields.count + 6)
+        try self.write(for: request, requestID: requestID, identity: identity, peer: peer, now: now, into: &headers)
+        return headers
+    }
+
+    /// The upstream request's fields, written to `output` (the fields of ``fields(for:requestID:identity:peer:now:)``,
+    /// or the bytes of a request head). Several `Cookie` fields go on as one, joined with `; ` (RFC 9113 §8.2.3).
+    func write(
+        for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double,
+        into output: inout some UpstreamFieldOutput
+    ) throws(GatewayError) {
         if let identity, !Self.canCarry(identity.uid) { throw .uidNotForwardable() }
         let source = request.headerFields
         let listed = HopByHopHeaders.connectionOptions(source)
@@ -75,8 +87,7 @@ struct UpstreamRequestHeaders: Sendable {
         var forwardedFor: String?
         var forwardedProto: String?
         var forwardedHost: String?
-        var headers = HTTPFields()
-        headers.reserveCapacity(source.count + 6)
+        var cookieWritten = false
         for field in source {
             let name = field.name
             if !listed.isEmpty, listed.contains(name) { continue }
@@ -96,31 +107,35 @@ struct UpstreamRequestHeaders: Sendable {
                 case .keepFromTrustedPeer:
                     if !peerTrusted { continue }
                 case .maxForwards:
-                    headers.append(HTTPField(name: name, value: MaxForwards.forwarded(field.value, method: request.method)))
+                    output.append(name, MaxForwards.forwarded(field.value, method: request.method))
                     continue
                 }
             } else if HopByHopHeaders.isHopByHop(name) {
                 continue
+            } else if name == .cookie {
+                guard !cookieWritten else { continue }
+                cookieWritten = true
+                output.append(name, source[.cookie] ?? field.value)
+                continue
             }
-            headers.append(field)
+            output.append(field)
         }
         // `forwardedFor` is only set when the peer is known and trusted.
         if let peer {
-            headers.append(HTTPField(name: Self.forwardedFor, value: forwardedFor.map { $0 + ", " + peer } ?? peer))
+            output.append(Self.forwardedFor, forwardedFor.map { $0 + ", " + peer } ?? peer)
         }
-        headers.append(HTTPField(name: Self.forwardedProto, value: forwardedProto ?? "http"))
+        output.append(Self.forwardedProto, forwardedProto ?? "http")
         if let host = forwardedHost ?? request.authority {
-            headers.append(HTTPField(name: Self.forwardedHost, value: host))
+            output.append(Self.forwardedHost, host)
         }
-        headers.append(HTTPField(name: Self.requestID, value: requestID))
-        headers.append(Self.via)
+        output.append(Self.requestID, requestID)
+        output.append(Self.via)
         if let identity {
-            headers.append(HTTPField(name: Self.userID, value: identity.uid))
+            output.append(Self.userID, identity.uid)
             if let key = self.assertionKey {
-                headers.append(HTTPField(name: self.assertionName, value: IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key)))
+                output.append(self.assertionName, IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key))
             }
         }
-        return headers
     }
 
     /// Whether a field value holds this uid exactly. A Firebase uid is any string of up to 128 characters, but a
@@ -130,5 +145,20 @@ struct UpstreamRequestHeaders: Sendable {
         let bytes = uid.utf8
         guard bytes.first != UInt8(ascii: " "), bytes.last != UInt8(ascii: " ") else { return false }
         return !bytes.contains { $0 < 0x20 || $0 == 0x7F }
+    }
+}
+
+/// Where ``UpstreamRequestHeaders`` writes the upstream request's fields: `HTTPFields`, or the bytes of a request
+/// head (``UpstreamRequestHead``), written straight away with no `HTTPFields` in between.
+protocol UpstreamFieldOutput {
+    /// A field that is valid already (one of the client's).
+    mutating func append(_ field: HTTPField)
+    /// A field the gateway makes; its value is made valid as `HTTPField` makes it.
+    mutating func append(_ name: HTTPField.Name, _ value: String)
+}
+
+extension HTTPFields: UpstreamFieldOutput {
+    mutating func append(_ name: HTTPField.Name, _ value: String) {
+        self.append(HTTPField(name: name, value: value))
     }
 }

@@ -39,7 +39,7 @@ final class DirectExchange: DirectUpstreamReceiver {
     private let responder: GatewayResponder
     private var request: DirectRequest
     private let route: UpstreamRoute
-    private let head: HTTPRequest
+    private let head: UpstreamRequestHead
     private let timing: UpstreamTiming?
     private var state = State.connecting
     private var connection: DirectUpstreamConnection?
@@ -51,7 +51,7 @@ final class DirectExchange: DirectUpstreamReceiver {
 
     init(
         sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute,
-        head: HTTPRequest
+        head: UpstreamRequestHead
     ) {
         self.sink = sink
         self.eventLoop = eventLoop

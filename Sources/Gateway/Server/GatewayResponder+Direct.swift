@@ -25,7 +25,7 @@ enum DirectStart {
     /// Refused before any upstream work (authentication or rate limit), counted and recorded.
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
-    case forward(DirectRequest, UpstreamRoute, HTTPRequest)
+    case forward(DirectRequest, UpstreamRoute, UpstreamRequestHead)
 }
 
 /// The direct path's half of the responder (``DirectPathHandler`` drives it): the same rules as `respond`, for the
@@ -80,18 +80,17 @@ extension GatewayResponder {
                 return .refuse(request, error)
             }
         }
-        var upstreamFields: HTTPFields
+        var upstreamHead = UpstreamRequestHead(
+            method: head.method, path: target, authority: upstream.target.authority, allocator: channel.allocator
+        )
         do {
-            upstreamFields = try upstream.headers.fields(
-                for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now()
+            try upstream.headers.write(
+                for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now(), into: &upstreamHead
             )
         } catch {
             return .refuse(request, error)
         }
-        if fields[.contentLength] != nil { upstreamFields[.contentLength] = "0" }
-        let upstreamHead = HTTPRequest(
-            method: head.method, scheme: nil, authority: upstream.target.authority, path: target, headerFields: upstreamFields
-        )
+        upstreamHead.end(clientSentLength: fields[.contentLength] != nil)
         return .forward(request, upstream, upstreamHead)
     }
 
