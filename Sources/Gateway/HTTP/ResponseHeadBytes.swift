@@ -6,6 +6,11 @@ import NIOCore
 enum ResponseHeadBytes {
     /// `HTTP/1.1 <code> <reason>\r\n`.
     static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {
+        if status.code == 200, status.reasonPhrase == "OK" {
+            // Most answers: no number to format.
+            bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
+            return
+        }
         bytes.writeStaticString("HTTP/1.1 ")
         bytes.writeString(String(status.code))
         bytes.writeStaticString(" ")

@@ -97,10 +97,16 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = self.unwrapInboundIn(data)
         var ended = false
+        var moved = false
         do {
             // The end is delivered once the parser is done (it stops there), when its `keepAlive` can be read.
             try self.parser.feed(&bytes) { event in
-                if case .end = event { ended = true } else { self.deliver(event) }
+                if case .end = event {
+                    ended = true
+                } else {
+                    moved = true
+                    self.deliver(event)
+                }
             }
         } catch {
             // Bytes nobody asked for, or an answer whose framing cannot be trusted: neither it nor the connection
@@ -108,7 +114,12 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
             self.close()
             return
         }
-        if ended { self.deliver(.end) }
+        if ended {
+            self.deliver(.end)
+        } else if moved, self.receiver != nil {
+            // The answer has moved (its head, or body bytes): the timeout runs again, once per read, from now.
+            self.setDeadline(.now() + self.timeout)
+        }
         // Bytes after the end of an answer, before the next request: the framing cannot be trusted any more.
         if bytes.readableBytes > 0 { self.close() }
     }
@@ -117,10 +128,8 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         guard let receiver = self.receiver else { return }
         switch event {
         case .head(let head):
-            self.setDeadline(.now() + self.timeout)
             receiver.upstreamHead(head)
         case .body(let buffer):
-            self.setDeadline(.now() + self.timeout)
             receiver.upstreamBody(buffer)
         case .end:
             if !self.parser.keepAlive { self.isReusable = false }

@@ -9,7 +9,9 @@ final class LoopDeadline {
     private let eventLoop: any EventLoop
     private let expired: () -> Void
     private(set) var deadline: NIODeadline?
-    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+    private var timer: Scheduled<Void>?
+    /// When `timer` fires (kept apart, so that comparing with it touches no reference).
+    private var timerAt: NIODeadline?
 
     init(on eventLoop: any EventLoop, expired: @escaping () -> Void) {
         self.eventLoop = eventLoop
@@ -20,13 +22,15 @@ final class LoopDeadline {
     func set(_ deadline: NIODeadline?) {
         self.deadline = deadline
         guard let deadline else { return }
-        if let timer = self.timer {
+        if let timerAt = self.timerAt {
             // A timer that fires by then will see this deadline; one that fires later is replaced.
-            guard timer.at > deadline else { return }
-            timer.task.cancel()
+            guard timerAt > deadline else { return }
+            self.timer?.cancel()
         }
-        let task = self.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
+        self.timerAt = deadline
+        self.timer = self.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) {
             self.timer = nil
+            self.timerAt = nil
             guard let deadline = self.deadline else { return }
             if deadline > .now() {
                 self.set(deadline)
@@ -35,13 +39,13 @@ final class LoopDeadline {
                 self.expired()
             }
         }
-        self.timer = (task, deadline)
     }
 
     /// Clears the deadline and cancels the timer (the connection is gone).
     func stop() {
         self.deadline = nil
-        self.timer?.task.cancel()
+        self.timer?.cancel()
         self.timer = nil
+        self.timerAt = nil
     }
 }

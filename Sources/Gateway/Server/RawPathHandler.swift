@@ -210,16 +210,17 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             }
             bytes.moveReaderIndex(forwardBy: length)
             self.pending = bytes.readableBytes > 0 ? bytes : nil
-            // The next request's head is due from now if its bytes are here already; else the connection idles.
-            self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
             self.responder.metrics.requestStarted()
             switch start {
             case .handOn:
                 break
             case .refuse(var request, let error):
+                // The next request's head is due from now if its bytes are here already; else the connection idles.
+                self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
                 self.responder.writeDirectError(error, for: &request, to: self)
                 self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             case .forward(let request, let route, let upstreamHead):
+                // No deadline while the exchange runs (the upstream's timeout applies); it is set again at its end.
                 self.setDeadline(nil)
                 let exchange = DirectExchange(
                     sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route, head: upstreamHead
