@@ -6,7 +6,7 @@ import Synchronization
 /// tests, never share counters). `GET /metrics` renders the registry in the Prometheus text format.
 ///
 /// The request path holds its metrics ready: counters are made once per label set and kept, so a request costs
-/// a dictionary lookup under an uncontended lock and a few relaxed atomic adds.
+/// a lock-free dictionary lookup per metric (``LabeledFamily``) and a few relaxed atomic adds.
 public final class GatewayMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     /// A swift-metrics factory over the same registry, for library modules (OpenAI, StoryFunctions).
@@ -129,21 +129,46 @@ struct LabelPair: Hashable, Sendable {
 }
 
 /// One metric per label set, made on first use and kept.
+///
+/// Read on every request from every event loop, so a read takes no lock: the metrics are an immutable snapshot
+/// behind an atomic reference, and a new label set replaces the snapshot (under a lock, rarely). A replaced snapshot
+/// is never freed — a reader on another thread may still be looking at it — which stays small: label sets are
+/// few and bounded (routes, statuses, auth reasons, limits, error kinds), so the snapshots left behind hold a few
+/// thousand entries at most over a process's life. A lock per read made both event loops pull one cache line back
+/// and forth on each of a request's five metrics.
 final class LabeledFamily<Key: Hashable & Sendable, Metric: Sendable>: Sendable {
+    private final class Snapshot: Sendable {
+        let metrics: [Key: Metric]
+
+        init(_ metrics: [Key: Metric]) {
+            self.metrics = metrics
+        }
+    }
+
     private let make: @Sendable (Key) -> Metric
-    private let metrics = Mutex<[Key: Metric]>([:])
+    /// The current snapshot, retained once (never released while current).
+    private let current: Atomic<Unmanaged<Snapshot>>
+    private let adding = Mutex(())
 
     init(make: @escaping @Sendable (Key) -> Metric) {
         self.make = make
+        self.current = Atomic(Unmanaged.passRetained(Snapshot([:])))
+    }
+
+    deinit {
+        self.current.load(ordering: .acquiring).release()
     }
 
     func get(_ key: Key) -> Metric {
-        if let metric = self.metrics.withLock({ $0[key] }) { return metric }
-        // The registry hands back the same metric for the same name and labels, so a race here is harmless.
-        let metric = self.make(key)
-        return self.metrics.withLock { metrics in
-            if let existing = metrics[key] { return existing }
+        if let metric = self.current.load(ordering: .acquiring).takeUnretainedValue().metrics[key] { return metric }
+        return self.adding.withLock { _ in
+            let snapshot = self.current.load(ordering: .acquiring).takeUnretainedValue()
+            if let existing = snapshot.metrics[key] { return existing }
+            let metric = self.make(key)
+            var metrics = snapshot.metrics
             metrics[key] = metric
+            // The old snapshot stays allocated (see above).
+            self.current.store(Unmanaged.passRetained(Snapshot(metrics)), ordering: .releasing)
             return metric
         }
     }
