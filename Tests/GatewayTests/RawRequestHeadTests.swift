@@ -127,6 +127,30 @@ struct RawRequestHeadTests {
         }
     }
 
+    @Test("a long value is read a word at a time: any byte outside the values taken here, at any position, is noticed")
+    func longValues() throws {
+        // Every byte at every offset of a 40-byte value after prefixes of 0 to 7 bytes (so each lands in each lane of a
+        // word, and in the tail after the last whole word).
+        let allowed = Set((0x20...0x7E).map(UInt8.init) + [0x09])
+        for prefix in 0..<8 {
+            for position in [0, 3, 7, 8, 15, 31, 39] {
+                for byte in (0...255).map(UInt8.init) where byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n") {
+                    var value = Array(repeating: UInt8(ascii: "a"), count: 40)
+                    value[position] = byte
+                    let head = Array("GET / HTTP/1.1\r\nHost: a\r\nX-Pad: \(String(repeating: "p", count: prefix))\r\nX-Long: ".utf8) + value
+                        + Array("\r\n\r\n".utf8)
+                    let outcome = head.withUnsafeBytes { RawRequestHead.parse($0, maxBytes: 32 * 1024, maxFields: 100) }
+                    // A tab or space at either end is trimmed, not refused: only the class matters here.
+                    switch outcome {
+                    case .complete: #expect(allowed.contains(byte), "byte \(byte) at \(position) after \(prefix) taken")
+                    case .unsupported: #expect(!allowed.contains(byte), "byte \(byte) at \(position) after \(prefix) refused")
+                    case .incomplete: Issue.record("incomplete: byte \(byte) at \(position)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("heads over the field count or the byte limit are left to SwiftNIO's parser (it answers 431)")
     func limits() {
         let fields = (1...5).map { "X-\($0): v\r\n" }.joined()
