@@ -22,6 +22,17 @@ struct RateLimitHeadersTests {
         #expect(RateLimitHeaders.state(limit, decision) == #""story-generation";r=10;t=0"#)
     }
 
+    @Test("every number of digits, the largest values, a name with escapes")
+    func stateDigits() {
+        for remaining in [0, 7, 10, 99, 100, 12_345, 9_876_543_210, Int.max] {
+            let decision = RateLimitDecision(allowed: true, shadowLimited: false, remaining: remaining, retryAfter: 0, secondsToNextToken: 1e12)
+            #expect(RateLimitHeaders.state(limit, decision) == "\"story-generation\";r=\(remaining);t=31622400")
+        }
+        let negative = RateLimitDecision(allowed: false, shadowLimited: false, remaining: -3, retryAfter: 1, secondsToNextToken: 1)
+        let odd = RateLimit(name: #"a"b\c"#, capacity: 1, period: 1)
+        #expect(RateLimitHeaders.state(odd, negative) == #""a\"b\\c";r=0;t=1"#)
+    }
+
     @Test func secondsRoundUp() {
         let decision = RateLimitDecision(allowed: false, shadowLimited: false, remaining: 0, retryAfter: 359.2, secondsToNextToken: 12.01)
         #expect(RateLimitHeaders.retryAfterSeconds(decision) == 360)

@@ -20,10 +20,14 @@ enum Credentials: Equatable {
     static func extract(
         from headers: HTTPFields, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil
     ) throws(GatewayError) -> Credentials {
-        let authorization = headers[values: .authorization]
-        if authorization.count > 1 { throw .multipleAuthorizationHeaders() }
-        if let value = authorization.first {
-            return Self.parseAuthorization(value)
+        // One pass, no array: this runs on every request.
+        var authorization: HTTPField?
+        for field in headers where field.name == .authorization {
+            guard authorization == nil else { throw .multipleAuthorizationHeaders() }
+            authorization = field
+        }
+        if let authorization {
+            return Self.parseAuthorization(authorization.value)
         }
         if let assertionHeader {
             let assertions = headers[values: assertionHeader]

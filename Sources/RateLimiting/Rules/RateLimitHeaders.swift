@@ -14,14 +14,50 @@ public enum RateLimitHeaders {
     }
 
     /// `state` with the limit's name already quoted (``quoted(_:)``), as a caller that renders it once keeps it.
+    /// Written straight into the string's storage: it is on every limited answer.
     public static func state(quotedName: String, _ decision: RateLimitDecision) -> String {
-        var value = quotedName
-        value.reserveCapacity(quotedName.utf8.count + 32)
-        value += ";r="
-        value += String(max(0, decision.remaining))
-        value += ";t="
-        value += String(wholeSecondsUp(decision.secondsToNextToken))
-        return value
+        var quotedName = quotedName
+        let remaining = max(0, decision.remaining)
+        let seconds = wholeSecondsUp(decision.secondsToNextToken)
+        return quotedName.withUTF8 { name in
+            // The name, then at most 3 + 20 + 3 + 20 bytes.
+            String(unsafeUninitializedCapacity: name.count + 46) { buffer in
+                var count = 0
+                for byte in name {
+                    buffer[count] = byte
+                    count += 1
+                }
+                for byte in ";r=".utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+                Self.writeDecimal(remaining, into: buffer, at: &count)
+                for byte in ";t=".utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+                Self.writeDecimal(seconds, into: buffer, at: &count)
+                return count
+            }
+        }
+    }
+
+    /// A non-negative integer's decimal digits (at most 20).
+    private static func writeDecimal(_ value: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at count: inout Int) {
+        var value = UInt64(max(0, value))
+        let start = count
+        repeat {
+            buffer[count] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            count += 1
+        } while value > 0
+        // Written last digit first.
+        var (low, high) = (start, count - 1)
+        while low < high {
+            buffer.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// The `Retry-After` value in whole seconds: `retryAfter` rounded up, and at least 1 when the request was refused.
