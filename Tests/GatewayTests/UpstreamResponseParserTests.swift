@@ -818,6 +818,20 @@ struct UpstreamHeadBytesTests {
         #expect(out.text == Self.throughFields(head))
     }
 
+    @Test("obs-text (a Latin-1 byte, not UTF-8) passes as the byte received")
+    func obsTextPassesAsBytes() throws {
+        var parser = UpstreamResponseParser()
+        parser.expectResponse(toHEAD: false)
+        var buffer = ByteBuffer(bytes: Array("HTTP/1.1 200 OK\r\nX-Latin: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n\r\n".utf8))
+        var head: UpstreamHead?
+        try parser.feed(&buffer) { event in
+            if case .head(let parsed) = event { head = parsed }
+        }
+        var bytes = ByteBuffer()
+        _ = try #require(head).writeEndToEndFields(into: &bytes, omitting: GatewayResponder.requestIDHeader, withoutBody: false)
+        #expect(Array(bytes.readableBytesView) == Array("X-Latin: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n".utf8))
+    }
+
     @Test func valuesAndSpellingPassAsReceived() throws {
         let head = try Self.head("HTTP/1.1 200 OK\r\nx-ODD:   two  words \t\r\nX-Latin: caf\u{E9}\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\n\r\n")
         let out = Self.endToEnd(head)
