@@ -158,6 +158,14 @@ struct ProxyComponentTests {
         let request = Self.request([("Authorization", "Bearer abc")])
         #expect(try Self.rules().fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
         #expect(try Self.rules(forwardAuthorization: true).fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
+        // Kept apart from the fields (the raw path): the same rule.
+        for forward in [false, true] {
+            var fields = HTTPFields()
+            try Self.rules(forwardAuthorization: forward).write(
+                for: Self.request([]).head, authorization: "Bearer abc", requestID: "r", identity: nil, peer: nil, now: 0, into: &fields
+            )
+            #expect(fields[values: .authorization] == (forward ? ["Bearer abc"] : []))
+        }
     }
 
     @Test("with a key, a verified caller gets a fresh assertion that verifies with it (and not with another)")

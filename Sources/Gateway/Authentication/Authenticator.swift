@@ -52,11 +52,14 @@ public struct Authenticator: Sendable {
 
     /// `identify` without suspending, for the direct path: everything but a certificate refetch, which it leaves
     /// to the async `identify` (having recorded nothing, so that one starts afresh).
-    public func identifyNow(_ headers: HTTPFields, clientAddress: () -> String) throws(GatewayError) -> Outcome {
+    /// - Parameter authorization: the `Authorization` value when it is kept apart from `headers` (the raw path).
+    public func identifyNow(
+        _ headers: HTTPFields, authorization: String? = nil, clientAddress: () -> String
+    ) throws(GatewayError) -> Outcome {
         let credentials: Credentials
         do {
             credentials = try Credentials.extract(
-                from: headers, trustUserIDHeader: self.trustUserIDHeader, assertionHeader: self.assertions?.header
+                from: headers, authorization: authorization, trustUserIDHeader: self.trustUserIDHeader, assertionHeader: self.assertions?.header
             )
         } catch {
             throw self.failure(error, clientAddress: clientAddress)
@@ -105,8 +108,10 @@ public struct Authenticator: Sendable {
     }
 
     /// `authenticate` without suspending (see `identifyNow`).
-    public func authenticateNow(_ headers: HTTPFields, clientAddress: () -> String) throws(GatewayError) -> Outcome {
-        let outcome = try self.identifyNow(headers, clientAddress: clientAddress)
+    public func authenticateNow(
+        _ headers: HTTPFields, authorization: String? = nil, clientAddress: () -> String
+    ) throws(GatewayError) -> Outcome {
+        let outcome = try self.identifyNow(headers, authorization: authorization, clientAddress: clientAddress)
         if case .identified(nil) = outcome { throw self.missingCredentials(clientAddress: clientAddress) }
         return outcome
     }

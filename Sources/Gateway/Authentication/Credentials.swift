@@ -16,10 +16,12 @@ enum Credentials: Equatable {
 
     /// Reads the credentials of a request, in order: the `Authorization` header (a bearer token always wins);
     /// the identity assertion header, when `assertionHeader` is set (an assertion key is configured); then
-    /// `X-User-Id`, when `trustUserIDHeader` (dev mode).
+    /// `X-User-Id`, when `trustUserIDHeader` (dev mode). `authorization` is the `Authorization` value when the
+    /// caller kept it apart from `headers` (which then hold none).
     static func extract(
-        from headers: HTTPFields, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil
+        from headers: HTTPFields, authorization kept: String? = nil, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil
     ) throws(GatewayError) -> Credentials {
+        if let kept { return Self.parseAuthorization(kept) }
         // One pass, no array: this runs on every request.
         var authorization: HTTPField?
         for field in headers where field.name == .authorization {

@@ -41,6 +41,7 @@ struct UpstreamRequestHeaders: Sendable {
     private let assertionName: HTTPField.Name
     private let assertionKey: IdentityAssertionKey?
     private let trustedProxies: [IPAddressRange]
+    private let forwardAuthorization: Bool
 
     init(
         identityHeaders: [HTTPField.Name], assertionHeader: HTTPField.Name, assertionKey: IdentityAssertionKey?,
@@ -58,6 +59,7 @@ struct UpstreamRequestHeaders: Sendable {
         self.assertionName = assertionHeader
         self.assertionKey = assertionKey
         self.trustedProxies = trustedProxies
+        self.forwardAuthorization = forwardAuthorization
     }
 
     /// The upstream request's fields.
@@ -76,8 +78,10 @@ struct UpstreamRequestHeaders: Sendable {
 
     /// The upstream request's fields, written to `output` (the fields of ``fields(for:requestID:identity:peer:now:)``,
     /// or the bytes of a request head). Several `Cookie` fields go on as one, joined with `; ` (RFC 9113 §8.2.3).
+    /// - Parameter authorization: the `Authorization` value when the raw path kept it apart from the fields
+    ///   (``RawRequestHead``): passed on after them where the route forwards it.
     func write(
-        for request: HTTPRequest, requestID: String, identity: Identity?, peer: String?, now: Double,
+        for request: HTTPRequest, authorization: String? = nil, requestID: String, identity: Identity?, peer: String?, now: Double,
         into output: inout some UpstreamFieldOutput
     ) throws(GatewayError) {
         if let identity, !Self.canCarry(identity.uid) { throw .uidNotForwardable() }
@@ -120,6 +124,7 @@ struct UpstreamRequestHeaders: Sendable {
             }
             output.append(field)
         }
+        if let authorization, self.forwardAuthorization { output.append(.authorization, authorization) }
         // `forwardedFor` is only set when the peer is known and trusted.
         if let peer {
             output.append(Self.forwardedFor, forwardedFor.map { $0 + ", " + peer } ?? peer)

@@ -34,8 +34,11 @@ enum DirectStart {
 /// body-less request whose method its route does not take (405). Any other request is handed on before anything is
 /// counted, so each request goes through exactly one of the paths.
 extension GatewayResponder {
-    /// - Parameter peer: the connection's peer address as text, worked out once per connection by its handler.
-    func directStart(_ head: HTTPRequest, channel: any Channel, peer: String?) -> DirectStart {
+    /// - Parameters:
+    ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
+    ///     (``RawRequestHead``); nil when it is among them, or absent.
+    ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
+    func directStart(_ head: HTTPRequest, authorization: String? = nil, channel: any Channel, peer: String?) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
@@ -59,8 +62,8 @@ extension GatewayResponder {
             do {
                 let outcome =
                     route.auth == .required
-                    ? try self.authenticator.authenticateNow(fields, clientAddress: clientAddress)
-                    : try self.authenticator.identifyNow(fields, clientAddress: clientAddress)
+                    ? try self.authenticator.authenticateNow(fields, authorization: authorization, clientAddress: clientAddress)
+                    : try self.authenticator.identifyNow(fields, authorization: authorization, clientAddress: clientAddress)
                 guard case .identified(let found) = outcome else { return .handOn }
                 identity = found
             } catch {
@@ -85,7 +88,8 @@ extension GatewayResponder {
         )
         do {
             try upstream.headers.write(
-                for: head, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now(), into: &upstreamHead
+                for: head, authorization: authorization, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now(),
+                into: &upstreamHead
             )
         } catch {
             return .refuse(request, error)

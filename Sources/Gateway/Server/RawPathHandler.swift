@@ -201,12 +201,12 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             let outcome = bytes.withUnsafeReadableBytes {
                 RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields)
             }
-            guard case .complete(let head, let length) = outcome else {
+            guard case .complete(let head, let authorization, let length) = outcome else {
                 if case .incomplete = outcome, !self.inputClosed { break }
                 self.handOver(context)
                 return
             }
-            let start = self.responder.directStart(head, channel: context.channel, peer: self.peer)
+            let start = self.responder.directStart(head, authorization: authorization, channel: context.channel, peer: self.peer)
             if case .handOn = start {
                 self.handOver(context)
                 return

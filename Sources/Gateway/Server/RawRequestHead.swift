@@ -9,11 +9,13 @@ import HTTPTypes
 ///
 /// What it builds is what NIOHTTP1's decoder and `HTTP1ToHTTPServerCodec(secure: false)` build from the same
 /// bytes: scheme `http`, the `Host` value as authority (and not among the fields), the request target as path,
-/// the other fields in order with their spelling, values without surrounding whitespace.
+/// the other fields in order with their spelling, values without surrounding whitespace — all but `Authorization`,
+/// whose value (at most one; a second leaves the request to SwiftNIO) is kept apart: ~1 KB that is never
+/// forwarded by default, and that an `HTTPField` would check byte by byte again after this reader has.
 enum RawRequestHead {
     enum Outcome {
-        /// A head of `length` bytes (up to and including the empty line).
-        case complete(HTTPRequest, length: Int)
+        /// A head of `length` bytes (up to and including the empty line); its `Authorization` value apart.
+        case complete(HTTPRequest, authorization: String?, length: Int)
         /// No empty line yet, within the limits.
         case incomplete
         /// Not for this reader: the request goes to the general parser.
@@ -51,6 +53,7 @@ enum RawRequestHead {
 
         var fields = HTTPFields()
         var authority: String?
+        var authorization: String?
         var fieldCount = 0
         // Field lines until the empty line.
         while true {
@@ -89,6 +92,10 @@ enum RawRequestHead {
                 guard authority == nil else { return .unsupported }
                 authority = String(decoding: value, as: UTF8.self)
                 continue
+            case .authorization:
+                guard authorization == nil else { return .unsupported }
+                authorization = String(decoding: value, as: UTF8.self)
+                continue
             case .refused:
                 return .unsupported
             case .contentLength:
@@ -104,11 +111,15 @@ enum RawRequestHead {
         let method = Self.method(UnsafeRawBufferPointer(rebasing: bytes[0..<methodEnd]))
         guard let method else { return .unsupported }
         let path = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
-        return .complete(HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields), length: index)
+        return .complete(
+            HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields), authorization: authorization,
+            length: index
+        )
     }
 
     private enum Special {
         case host
+        case authorization
         case contentLength
         /// A field that changes how the request is framed or what the connection becomes: not taken here.
         case refused
@@ -121,6 +132,7 @@ enum RawRequestHead {
         case 4 where Self.equalsLowercased(name, "host"): .host
         case 6 where Self.equalsLowercased(name, "expect"): .refused
         case 7 where Self.equalsLowercased(name, "upgrade"): .refused
+        case 13 where Self.equalsLowercased(name, "authorization"): .authorization
         case 14 where Self.equalsLowercased(name, "content-length"): .contentLength
         case 17 where Self.equalsLowercased(name, "transfer-encoding"): .refused
         default: .other
