@@ -37,7 +37,7 @@ final class DirectExchange: DirectUpstreamReceiver {
     private let sink: any DirectAnswerSink
     private let eventLoop: any EventLoop
     private let responder: GatewayResponder
-    private var request: DirectRequest
+    private let request: DirectRequest
     private let route: UpstreamRoute
     private let head: UpstreamRequestHead
     private let timing: UpstreamTiming?
@@ -178,7 +178,7 @@ final class DirectExchange: DirectUpstreamReceiver {
 
     private func fail(_ failure: UpstreamRoute.Failure) {
         let error = self.route.answer(failure, requestID: self.request.requestID)
-        self.responder.writeDirectError(error, for: &self.request, to: self.sink)
+        self.responder.writeDirectError(error, for: self.request, to: self.sink)
         self.finish(status: Int(error.status.code))
     }
 

@@ -186,9 +186,9 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
         switch self.responder.directStart(head, channel: context.channel, peer: self.peer) {
         case .handOn:
             return false
-        case .refuse(var request, let error):
+        case .refuse(let request, let error):
             self.responder.metrics.requestStarted()
-            self.responder.writeDirectError(error, for: &request, to: self)
+            self.responder.writeDirectError(error, for: request, to: self)
             self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             return true
         case .forward(let request, let route, let upstreamHead):

@@ -5,8 +5,10 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// One request on the direct path: what its answer, the metrics and the access log need.
-struct DirectRequest {
+/// One request on the direct path: what its answer, the metrics and the access log need. A class: it is handed
+/// from the rules to the exchange, the answer's writer and the access log, and a struct of nine references was
+/// retained field by field at each step. Confined to the connection's event loop, like its handler.
+final class DirectRequest {
     let start: ContinuousClock.Instant
     let requestID: String
     let method: HTTPRequest.Method
@@ -15,7 +17,19 @@ struct DirectRequest {
     let closesConnection: Bool
     var record: RequestRecord
     /// The rate limit's fields, added to the answer.
-    var limitHeaders: HTTPFields
+    var limitHeaders = HTTPFields()
+
+    init(
+        start: ContinuousClock.Instant, requestID: String, method: HTTPRequest.Method, path: String, closesConnection: Bool,
+        record: RequestRecord
+    ) {
+        self.start = start
+        self.requestID = requestID
+        self.method = method
+        self.path = path
+        self.closesConnection = closesConnection
+        self.record = record
+    }
 }
 
 /// What the direct path does with a request head.
@@ -55,7 +69,7 @@ extension GatewayResponder {
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)
         else { return .handOn }
-        var request = self.directRequest(head, path: uri.path, route: route)
+        let request = self.directRequest(head, path: uri.path, route: route)
         var identity: Identity?
         if route.auth != .none {
             let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
@@ -101,13 +115,12 @@ extension GatewayResponder {
     /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
     /// on gets its id, and its clock, from the async responder).
     private func directRequest(_ head: HTTPRequest, path: String, route: Route) -> DirectRequest {
-        var request = DirectRequest(
+        var record = RequestRecord()
+        record.route = route.name
+        return DirectRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
-            closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: RequestRecord(),
-            limitHeaders: HTTPFields()
+            closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: record
         )
-        request.record.route = route.name
-        return request
     }
 
     /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).
@@ -125,7 +138,7 @@ extension GatewayResponder {
     }
 
     /// Writes an error answer as JSON (headers only for HEAD), flushed.
-    func writeDirectError(_ error: GatewayError, for request: inout DirectRequest, to sink: any DirectAnswerSink) {
+    func writeDirectError(_ error: GatewayError, for request: DirectRequest, to sink: any DirectAnswerSink) {
         request.record.errorReason = error.reason
         if error.status == .unauthorized || error.status == .serviceUnavailable {
             self.logger.debug("request refused", metadata: ["request_id": "\(request.requestID)", "reason": "\(error.reason)"])

@@ -217,10 +217,10 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             switch start {
             case .handOn:
                 break
-            case .refuse(var request, let error):
+            case .refuse(let request, let error):
                 // The next request's head is due from now if its bytes are here already; else the connection idles.
                 self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
-                self.responder.writeDirectError(error, for: &request, to: self)
+                self.responder.writeDirectError(error, for: request, to: self)
                 self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             case .forward(let request, let route, let upstreamHead):
                 // No deadline while the exchange runs (the upstream's timeout applies); it is set again at its end.
