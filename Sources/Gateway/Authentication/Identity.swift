@@ -2,7 +2,7 @@ public import IDTokens
 
 /// Who a request comes from, once authenticated.
 public struct Identity: Sendable, Equatable {
-    public enum Source: String, Sendable {
+    public enum Source: String, Sendable, CaseIterable {
         /// A verified Firebase ID token (a dev-minted one included).
         case firebase
         /// The `X-User-Id` header, accepted in dev mode only.

@@ -19,6 +19,8 @@ public final class GatewayMetrics: Sendable {
     private let upstreamErrors: LabeledFamily<LabelPair, Prometheus.Counter>
     private let authResults: LabeledFamily<LabelPair, Prometheus.Counter>
     private let rateLimitDecisions: LabeledFamily<LabelPair, Prometheus.Counter>
+    /// `storygate_auth_results_total{result="ok"}` for each identity source, made at start (a few series at 0).
+    private let authenticatedBySource: [Identity.Source: Prometheus.Counter]
 
     /// Latency buckets from 100 µs to 60 s.
     static let latencyBuckets: [Duration] = [
@@ -59,9 +61,13 @@ public final class GatewayMetrics: Sendable {
             "storygate_auth_results_total",
             "Authentication outcomes: result ok (reason: the identity source) or failed (reason: the rule that failed)."
         )
-        self.authResults = LabeledFamily { key in
+        let authFamily = LabeledFamily<LabelPair, Prometheus.Counter> { key in
             registry.makeCounter(descriptor: Self.descriptor(authResults), labels: [("result", key.first), ("reason", key.second)])
         }
+        self.authResults = authFamily
+        self.authenticatedBySource = Dictionary(
+            uniqueKeysWithValues: Identity.Source.allCases.map { ($0, authFamily.get(LabelPair("ok", $0.rawValue))) }
+        )
         let decisions = (
             "storygate_rate_limit_decisions_total",
             "Rate-limit checks by limit and decision: allowed, limited, shadow (over a shadow limit, allowed), store_error."
@@ -92,8 +98,8 @@ public final class GatewayMetrics: Sendable {
         self.latency.get(route).record(duration)
     }
 
-    func authenticated(source: String) {
-        self.authResults.get(LabelPair("ok", source)).increment()
+    func authenticated(source: Identity.Source) {
+        self.authenticatedBySource[source]?.increment()
     }
 
     func authenticationFailed(reason: String) {
@@ -101,11 +107,17 @@ public final class GatewayMetrics: Sendable {
     }
 
     func rateLimitDecided(limit: String, decision: String) {
-        self.rateLimitDecisions.get(LabelPair(limit, decision)).increment()
+        self.rateLimitCounter(limit: limit, decision: decision).increment()
     }
 
-    func upstreamAnswered(route: String, duration: Duration) {
-        self.upstreamLatency.get(route).record(duration)
+    /// The counter of one limit's decisions of one kind, to hold and increment (the rate limiter keeps its own).
+    func rateLimitCounter(limit: String, decision: String) -> Prometheus.Counter {
+        self.rateLimitDecisions.get(LabelPair(limit, decision))
+    }
+
+    /// The histogram of one route's upstream answer times, to hold and record into (each upstream route keeps its own).
+    func upstreamLatency(route: String) -> DurationHistogram {
+        self.upstreamLatency.get(route)
     }
 
     func upstreamFailed(route: String, kind: String) {

@@ -3,6 +3,7 @@ import HummingbirdCore
 import IDTokens
 import Logging
 import NIOCore
+import Prometheus
 import NIOHTTPTypes
 import Synchronization
 
@@ -48,7 +49,7 @@ struct UpstreamForwarder: Sendable {
             throw self.route.answer(failure, requestID: context.requestID)
         }
         let waited = sent.duration(to: .now)
-        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
+        self.route.upstreamLatency.record(waited)
         context.upstream?.record(waited)
 
         let fieldsOut = HopByHopHeaders.responseFields(response.headerFields)

@@ -2,6 +2,7 @@ import HTTPTypes
 import IDTokens
 import Logging
 import NIOCore
+import Prometheus
 public import ServiceLifecycle
 import Synchronization
 
@@ -120,6 +121,8 @@ final class UpstreamRoute: Sendable {
     /// The direct path's connections (the task path's pool is ``UpstreamForwarder/pool``).
     let directPool: DirectUpstreamPool
     let metrics: GatewayMetrics
+    /// This route's upstream answer times (``GatewayMetrics/upstreamLatency(route:)``), held: recorded on every request.
+    let upstreamLatency: DurationHistogram
     let logger: Logger
 
     init(
@@ -133,6 +136,7 @@ final class UpstreamRoute: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.directPool = directPool
         self.metrics = metrics
+        self.upstreamLatency = metrics.upstreamLatency(route: name)
         self.logger = logger
     }
 

@@ -1,5 +1,6 @@
 import HTTPTypes
 public import Logging
+import Prometheus
 public import RateLimiting
 
 /// Per-route, per-user token buckets: checks a caller against the route's limit and renders the IETF
@@ -15,7 +16,7 @@ public struct RateLimiter: Sendable {
     public init(limits: [RateLimit], store: any RateLimitStore, metrics: GatewayMetrics? = nil, logger: Logger) {
         self.limits = Dictionary(limits.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.store = store
-        self.rendered = self.limits.mapValues { Rendered($0) }
+        self.rendered = self.limits.mapValues { Rendered($0, metrics: metrics) }
         self.metrics = metrics
         self.logger = logger
     }
@@ -23,16 +24,26 @@ public struct RateLimiter: Sendable {
     static let policyHeader = HTTPField.Name("RateLimit-Policy")!
     static let stateHeader = HTTPField.Name("RateLimit")!
 
-    /// A limit, its `RateLimit-Policy` field and its quoted name (the start of every `RateLimit` value).
+    /// A limit, its `RateLimit-Policy` field, its quoted name (the start of every `RateLimit` value) and its
+    /// decision counters.
     private struct Rendered: Sendable {
         let limit: RateLimit
         let policy: HTTPField
         let quotedName: String
+        /// `allowed`, `limited` and `shadow` (nil without metrics).
+        let decided: (allowed: Prometheus.Counter, limited: Prometheus.Counter, shadow: Prometheus.Counter)?
 
-        init(_ limit: RateLimit) {
+        init(_ limit: RateLimit, metrics: GatewayMetrics?) {
             self.limit = limit
             self.policy = HTTPField(name: RateLimiter.policyHeader, value: RateLimitHeaders.policy(limit))
             self.quotedName = RateLimitHeaders.quoted(limit.name)
+            self.decided = metrics.map { metrics in
+                (
+                    metrics.rateLimitCounter(limit: limit.name, decision: "allowed"),
+                    metrics.rateLimitCounter(limit: limit.name, decision: "limited"),
+                    metrics.rateLimitCounter(limit: limit.name, decision: "shadow")
+                )
+            }
         }
     }
 
@@ -81,8 +92,16 @@ public struct RateLimiter: Sendable {
         headers.reserveCapacity(2)
         headers.append(rendered.policy)
         headers.append(HTTPField(name: Self.stateHeader, value: RateLimitHeaders.state(quotedName: rendered.quotedName, decision)))
-        outcome = decision.shadowLimited ? "shadow" : decision.allowed ? "allowed" : "limited"
-        self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
+        if decision.shadowLimited {
+            outcome = "shadow"
+            rendered.decided?.shadow.increment()
+        } else if decision.allowed {
+            outcome = "allowed"
+            rendered.decided?.allowed.increment()
+        } else {
+            outcome = "limited"
+            rendered.decided?.limited.increment()
+        }
         if decision.shadowLimited {
             self.logger.notice("rate limit exceeded (shadow mode: allowed)", metadata: ["limit": "\(limit.name)"])
         }

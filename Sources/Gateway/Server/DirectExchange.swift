@@ -1,5 +1,6 @@
 import HTTPTypes
 import NIOCore
+import Prometheus
 
 /// Where a direct exchange's answer goes, on the client connection's event loop: HTTP parts into the pipeline
 /// (``DirectPathHandler``) or bytes onto the socket (``RawPathHandler``).
@@ -101,7 +102,7 @@ final class DirectExchange: DirectUpstreamReceiver {
     func upstreamHead(_ head: UpstreamHead) {
         guard case .waitingForHead = self.state else { return }
         let waited = self.sent.duration(to: .now)
-        self.route.metrics.upstreamAnswered(route: self.route.name, duration: waited)
+        self.route.upstreamLatency.record(waited)
         self.timing?.record(waited)
         self.state = .streaming(status: Int(head.status.code))
         self.sink.writeUpstreamHead(head, for: self.request, responder: self.responder)

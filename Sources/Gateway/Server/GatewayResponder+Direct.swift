@@ -87,7 +87,7 @@ extension GatewayResponder {
             if let identity {
                 request.record.authSource = identity.source.rawValue
                 request.record.uid = identity.uid
-                self.metrics.authenticated(source: identity.source.rawValue)
+                self.metrics.authenticated(source: identity.source)
             }
         }
         if let rule = route.rateLimit, let identity {

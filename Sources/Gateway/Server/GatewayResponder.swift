@@ -164,7 +164,7 @@ final class GatewayResponder: Sendable {
             if let identity {
                 record.authSource = identity.source.rawValue
                 record.uid = identity.uid
-                self.metrics.authenticated(source: identity.source.rawValue)
+                self.metrics.authenticated(source: identity.source)
             }
             return identity
         } catch {
