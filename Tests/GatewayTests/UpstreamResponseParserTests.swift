@@ -810,6 +810,16 @@ struct UpstreamHeadBytesTests {
         #expect(out.text == Self.throughFields(head))
     }
 
+    @Test("lines that pass as they came are copied in runs; the others are rewritten between them")
+    func runsOfLines() throws {
+        let head = try Self.head(
+            "HTTP/1.1 200 OK\r\nA: 1\r\nB:2\r\nC: 3\r\nConnection: close\r\nD: 4\r\nE: 5 \r\nF: \r\nG:\r\nTE: x\r\n\r\n"
+        )
+        let out = Self.endToEnd(head)
+        #expect(out.text == "A: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\nF: \r\nG: \r\n")
+        #expect(out.text == Self.throughFields(head))
+    }
+
     @Test func listedNamesFoldOnlyLetters() throws {
         // `^` and `~` are both token characters, 0x20 apart: a name listed as `X^a` does not take `X~a` with it.
         let head = try Self.head("HTTP/1.1 200 OK\r\nConnection: X^a\r\nX~a: 1\r\nx^A: 2\r\nContent-Length: 0\r\n\r\n")

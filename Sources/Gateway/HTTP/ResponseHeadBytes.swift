@@ -25,9 +25,30 @@ enum ResponseHeadBytes {
 
     /// `<name>: <value>\r\n`; `value` must be a valid field value (the gateway's own: an id, a date, a token).
     static func writeField(_ name: HTTPField.Name, _ value: String, into bytes: inout ByteBuffer) {
-        bytes.writeString(name.rawName)
-        bytes.writeStaticString(": ")
-        bytes.writeString(value)
-        bytes.writeStaticString("\r\n")
+        var name = name.rawName
+        var value = value
+        name.withUTF8 { name in
+            value.withUTF8 { value in
+                Self.writeLine(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(value), into: &bytes)
+            }
+        }
+    }
+
+    /// `<name>: <value>\r\n` from bytes, in one write: a head is dozens of small pieces, and each write to a
+    /// `ByteBuffer` is an exclusive access to its storage, checked at run time.
+    static func writeLine(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, into bytes: inout ByteBuffer) {
+        let length = name.count + value.count + 4
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
+            if name.count > 0 { out.baseAddress!.copyMemory(from: name.baseAddress!, byteCount: name.count) }
+            var offset = name.count
+            out[offset] = UInt8(ascii: ":")
+            out[offset + 1] = UInt8(ascii: " ")
+            offset += 2
+            if value.count > 0 { (out.baseAddress! + offset).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+            offset += value.count
+            out[offset] = UInt8(ascii: "\r")
+            out[offset + 1] = UInt8(ascii: "\n")
+            return length
+        }
     }
 }

@@ -18,7 +18,7 @@ struct UpstreamHead {
     /// The head as an `HTTPResponse`, every field as received (a repeated `Content-Length` once).
     var response: HTTPResponse {
         var fields = HTTPFields()
-        self.forEachField { p, name, value in
+        self.forEachField { p, name, value, _ in
             let nameBytes = UnsafeBufferPointer(rebasing: p[name])
             guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
             let valueBytes = UnsafeBufferPointer(rebasing: p[value])
@@ -43,7 +43,7 @@ struct UpstreamHead {
     ) -> (contentLength: Bool, date: Bool) {
         var listed: [Range<Int>] = []
         if self.connectionNamesFields {
-            self.forEachField { p, name, value in
+            self.forEachField { p, name, value, _ in
                 guard name.count == 10, HTTPListValue.equalsLowercased(p, name.lowerBound, "connection") else { return }
                 HTTPListValue.forEachElement(p, value.lowerBound, value.upperBound) { start, end in
                     if end > start { listed.append(start..<end) }
@@ -53,34 +53,56 @@ struct UpstreamHead {
         var omitted = omitting.canonicalName
         return omitted.withUTF8 { omitted in
             var written = (contentLength: false, date: false)
-            self.forEachField { p, name, value in
-                if HopByHopHeaders.isHopByHop(p, name) { return }
-                if Self.equalsIgnoringCase(p, name, omitted, 0..<omitted.count) { return }
-                if !listed.isEmpty, listed.contains(where: { Self.equalsIgnoringCase(p, name, p, $0) }) { return }
+            // Lines that pass as they came (already `name: value\r\n`), one after another, are copied in one write.
+            var run: Range<Int>?
+            self.forEachField { p, name, value, line in
+                let raw = UnsafeRawBufferPointer(p)
+                func flushRun() {
+                    guard let pending = run else { return }
+                    run = nil
+                    bytes.writeBytes(UnsafeRawBufferPointer(rebasing: raw[pending]))
+                }
+                if HopByHopHeaders.isHopByHop(p, name) { return flushRun() }
+                if Self.equalsIgnoringCase(p, name, omitted, 0..<omitted.count) { return flushRun() }
+                if !listed.isEmpty, listed.contains(where: { Self.equalsIgnoringCase(p, name, p, $0) }) { return flushRun() }
                 if name.count == 14, HTTPListValue.equalsLowercased(p, name.lowerBound, "content-length") {
-                    if withoutBody || written.contentLength { return }
+                    if withoutBody || written.contentLength { return flushRun() }
                     written.contentLength = true
                     if let length = self.repeatedContentLength {
-                        bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[name]))
-                        bytes.writeStaticString(": ")
-                        bytes.writeString(String(length))
-                        bytes.writeStaticString("\r\n")
+                        flushRun()
+                        var digits = String(length)
+                        digits.withUTF8 { ResponseHeadBytes.writeLine(UnsafeRawBufferPointer(rebasing: raw[name]), UnsafeRawBufferPointer($0), into: &bytes) }
                         return
                     }
                 } else if name.count == 4, HTTPListValue.equalsLowercased(p, name.lowerBound, "date") {
                     written.date = true
                 }
-                bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[name]))
-                bytes.writeStaticString(": ")
-                bytes.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[value]))
-                bytes.writeStaticString("\r\n")
+                let normalized =
+                    value.lowerBound == name.upperBound + 2 && p[name.upperBound + 1] == UInt8(ascii: " ") && value.upperBound + 2 == line.upperBound
+                if normalized {
+                    if let pending = run, pending.upperBound == line.lowerBound {
+                        run = pending.lowerBound..<line.upperBound
+                    } else {
+                        flushRun()
+                        run = line
+                    }
+                } else {
+                    flushRun()
+                    ResponseHeadBytes.writeLine(
+                        UnsafeRawBufferPointer(rebasing: raw[name]), UnsafeRawBufferPointer(rebasing: raw[value]), into: &bytes
+                    )
+                }
+            }
+            if let pending = run {
+                self.lines.withUnsafeReadableBytes { bytes.writeBytes(UnsafeRawBufferPointer(rebasing: $0[pending])) }
             }
             return written
         }
     }
 
-    /// Calls `body` with each field line's name and value (without the surrounding whitespace), as ranges of `p`.
-    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>) -> Void) {
+    /// Calls `body` with each field line's name, value (without the surrounding whitespace) and whole line (through
+    /// its CRLF), as ranges of `p`.
+    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>, Range<Int>) -> Void) {
         self.lines.withUnsafeReadableBytes { raw in
             let p = raw.assumingMemoryBound(to: UInt8.self)
             let count = p.count
@@ -96,7 +118,7 @@ struct UpstreamHead {
                 while valueStart < cr, p[valueStart] == UInt8(ascii: " ") || p[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
                 var valueEnd = cr
                 while valueEnd > valueStart, p[valueEnd - 1] == UInt8(ascii: " ") || p[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
-                body(p, position..<colon, valueStart..<valueEnd)
+                body(p, position..<colon, valueStart..<valueEnd, position..<min(cr + 2, count))
                 position = cr + 2
             }
         }
