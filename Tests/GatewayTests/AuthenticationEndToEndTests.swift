@@ -56,6 +56,8 @@ struct AuthenticationEndToEndTests {
                     "signature"
                 ),
                 ("malformed", "abc.def", "base64url"),
+                // Not token68: checked once the verified-token cache has not found it (RFC 9110 §11.2).
+                ("not token68", "abc!def.ghi.jkl", "cannot have"),
                 ("unknown key", TokenMinter(key: TestKeys.primary, keyID: "no-such-kid").mint(uid: "bob", projectID: TestKeys.projectID, now: now), "key"),
             ]
             for (name, token, word) in cases {

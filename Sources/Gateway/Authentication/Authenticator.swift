@@ -59,7 +59,8 @@ public struct Authenticator: Sendable {
         let credentials: Credentials
         do {
             credentials = try Credentials.extract(
-                from: headers, authorization: authorization, trustUserIDHeader: self.trustUserIDHeader, assertionHeader: self.assertions?.header
+                from: headers, authorization: authorization, trustUserIDHeader: self.trustUserIDHeader, assertionHeader: self.assertions?.header,
+                checkingToken68: false
             )
         } catch {
             throw self.failure(error, clientAddress: clientAddress)
@@ -82,11 +83,17 @@ public struct Authenticator: Sendable {
                 throw self.failure(error, clientAddress: clientAddress)
             }
         case .bearer(let token):
-            guard let limiter = self.failureLimiter else {
-                return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyNow(token) }
-            }
             if let cached = self.tokens.cached(token) {
                 return .identified(Identity(uid: cached.uid, source: .firebase, token: cached))
+            }
+            // Not a token the cache holds: its characters are checked now (`extract` left them).
+            guard Credentials.isToken68(token) else {
+                throw self.failure(
+                    .invalidToken(Credentials.notToken68, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress
+                )
+            }
+            guard let limiter = self.failureLimiter else {
+                return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
             }
             let address = clientAddress()
             try limiter.refuseIfExhausted(address)

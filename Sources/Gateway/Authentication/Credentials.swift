@@ -18,10 +18,14 @@ enum Credentials: Equatable {
     /// the identity assertion header, when `assertionHeader` is set (an assertion key is configured); then
     /// `X-User-Id`, when `trustUserIDHeader` (dev mode). `authorization` is the `Authorization` value when the
     /// caller kept it apart from `headers` (which then hold none).
+    /// - Parameter checkingToken68: false leaves a bearer token's characters to the caller (``isToken68(_:)``): the
+    ///   authenticator checks them only when the verified-token cache does not hold the token, since a token it holds
+    ///   was verified, and verification reads only base64url and dots.
     static func extract(
-        from headers: HTTPFields, authorization kept: String? = nil, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil
+        from headers: HTTPFields, authorization kept: String? = nil, trustUserIDHeader: Bool, assertionHeader: HTTPField.Name? = nil,
+        checkingToken68: Bool = true
     ) throws(GatewayError) -> Credentials {
-        if let kept { return Self.parseAuthorization(kept) }
+        if let kept { return Self.parseAuthorization(kept, checkingToken68: checkingToken68) }
         // One pass, no array: this runs on every request.
         var authorization: HTTPField?
         for field in headers where field.name == .authorization {
@@ -29,7 +33,7 @@ enum Credentials: Equatable {
             authorization = field
         }
         if let authorization {
-            return Self.parseAuthorization(authorization.value)
+            return Self.parseAuthorization(authorization.value, checkingToken68: checkingToken68)
         }
         if let assertionHeader {
             let assertions = headers[values: assertionHeader]
@@ -51,7 +55,7 @@ enum Credentials: Equatable {
 
     /// `credentials = auth-scheme 1*SP token68` with a case-insensitive `Bearer` scheme (RFC 9110 §11.4, RFC 6750 §2.1).
     /// Another scheme counts as no bearer credentials.
-    static func parseAuthorization(_ value: String) -> Credentials {
+    static func parseAuthorization(_ value: String, checkingToken68: Bool = true) -> Credentials {
         let utf8 = value.utf8
         guard utf8.count <= Self.maximumAuthorizationLength else { return .malformedBearer("The bearer token is too large.") }
         guard utf8.count >= 6,
@@ -65,15 +69,18 @@ enum Credentials: Equatable {
         while index < utf8.endIndex, utf8[index] == UInt8(ascii: " ") { index = utf8.index(after: index) }
         let token = Substring(value.utf8[index...])
         guard !token.isEmpty else { return .malformedBearer("The bearer token is missing.") }
-        guard Self.isToken68(token.utf8) else { return .malformedBearer("The bearer token has characters a token cannot have.") }
+        guard !checkingToken68 || Self.isToken68(token) else { return .malformedBearer(Self.notToken68) }
         return .bearer(token)
     }
 
     /// token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" (RFC 9110 §11.2). Runs on every
     /// authenticated request over ~1 KB, so it reads contiguous bytes against a table.
-    private static func isToken68(_ bytes: Substring.UTF8View) -> Bool {
-        bytes.withContiguousStorageIfAvailable(Self.isToken68) ?? Array(bytes).withUnsafeBufferPointer(Self.isToken68)
+    static func isToken68(_ token: Substring) -> Bool {
+        token.utf8.withContiguousStorageIfAvailable(Self.isToken68) ?? Array(token.utf8).withUnsafeBufferPointer(Self.isToken68)
     }
+
+    /// Why a bearer token that is not token68 is refused.
+    static let notToken68 = "The bearer token has characters a token cannot have."
 
     private static func isToken68(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         Self.token68Bytes.withUnsafeBufferPointer { table in
