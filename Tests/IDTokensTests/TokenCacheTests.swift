@@ -16,6 +16,22 @@ struct TokenCacheTests {
         "header.payload." + String(repeating: "s", count: 300) + String(index, radix: 16).leftPadded(to: 16)
     }
 
+    @Test("a cached token is found only by the same bytes: a difference at any position, in a word or the tail, misses")
+    func everyByteCounts() {
+        let cache = TokenCache(capacity: 4)
+        // Same last 16 bytes (the same hash and slot), different elsewhere.
+        let token = String(repeating: "a", count: 1003) + "0123456789abcdef"
+        cache.insert(token, Self.verified("alice"), now: Self.now)
+        #expect(cache.lookup(token, now: Self.now)?.uid == "alice")
+        var bytes = Array(token.utf8)
+        for position in [0, 1, 7, 8, 500, 999, 1000, 1002] {
+            bytes[position] = UInt8(ascii: "b")
+            #expect(cache.lookup(String(decoding: bytes, as: UTF8.self), now: Self.now) == nil, "\(position)")
+            bytes[position] = UInt8(ascii: "a")
+        }
+        #expect(cache.lookup(String(token.dropFirst()), now: Self.now) == nil)
+    }
+
     @Test("hit and miss")
     func hitAndMiss() {
         let cache = TokenCache(capacity: 100)
