@@ -172,7 +172,8 @@ final class DirectUpstreamPool: Sendable {
     let maxIdlePerEventLoop: Int
     let idleTimeout: TimeAmount
     private let tls: NIOSSLContext?
-    private let loops: [ObjectIdentifier: LoopIdle]
+    /// One per event loop of the group: a handful, found by identity (cheaper than hashing, three times a request).
+    private let loops: [LoopIdle]
 
     /// One loop's idle connections; confined to that loop.
     private final class LoopIdle: @unchecked Sendable {
@@ -195,19 +196,21 @@ final class DirectUpstreamPool: Sendable {
         self.maxIdlePerEventLoop = maxIdlePerEventLoop
         self.idleTimeout = idleTimeout
         self.tls = tls
-        var loops: [ObjectIdentifier: LoopIdle] = [:]
-        for eventLoop in group.makeIterator() { loops[ObjectIdentifier(eventLoop)] = LoopIdle(eventLoop: eventLoop) }
-        self.loops = loops
+        self.loops = group.makeIterator().map { LoopIdle(eventLoop: $0) }
+    }
+
+    private func idle(on eventLoop: any EventLoop) -> LoopIdle? {
+        self.loops.first { $0.eventLoop === eventLoop }
     }
 
     /// Whether this pool serves `eventLoop` (it serves the loops of the group it was made for).
     func serves(_ eventLoop: any EventLoop) -> Bool {
-        self.loops[ObjectIdentifier(eventLoop)] != nil
+        self.idle(on: eventLoop) != nil
     }
 
     /// An idle connection on `eventLoop` (called on it), or nil.
     func lease(on eventLoop: any EventLoop) -> DirectUpstreamConnection? {
-        guard let idle = self.loops[ObjectIdentifier(eventLoop)] else { return nil }
+        guard let idle = self.idle(on: eventLoop) else { return nil }
         while let connection = idle.connections.popLast() {
             if connection.isActive && connection.isReusable { return connection }
             connection.close()
@@ -231,7 +234,7 @@ final class DirectUpstreamPool: Sendable {
 
     /// Takes back a connection whose exchange finished cleanly (called on its event loop); anything else is closed.
     func release(_ connection: DirectUpstreamConnection, on eventLoop: any EventLoop) {
-        guard connection.isReusable, connection.isActive, let idle = self.loops[ObjectIdentifier(eventLoop)], !idle.closed else {
+        guard connection.isReusable, connection.isActive, let idle = self.idle(on: eventLoop), !idle.closed else {
             connection.close()
             return
         }
@@ -251,7 +254,7 @@ final class DirectUpstreamPool: Sendable {
     /// Open idle connections on every loop (for tests; hops to each loop).
     func idleCount() async -> Int {
         var count = 0
-        for idle in self.loops.values {
+        for idle in self.loops {
             count += (try? await idle.eventLoop.submit { idle.connections.count { $0.isActive } }.get()) ?? 0
         }
         return count
@@ -259,7 +262,7 @@ final class DirectUpstreamPool: Sendable {
 
     /// Closes the idle connections and every one released from now on.
     func shutdown() {
-        for idle in self.loops.values {
+        for idle in self.loops {
             idle.eventLoop.execute {
                 idle.closed = true
                 let connections = idle.connections

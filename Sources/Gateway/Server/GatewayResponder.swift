@@ -139,8 +139,14 @@ final class GatewayResponder: Sendable {
 
     /// The client's `X-Request-ID` when it sent one acceptable value, otherwise a new one.
     func requestID(_ fields: HTTPFields) -> String {
-        let incoming = fields[values: Self.requestIDHeader]
-        return incoming.count == 1 && RequestIDGenerator.isAcceptable(incoming[0]) ? incoming[0] : self.requestIDs.next()
+        // One pass, no array: on every request.
+        var incoming: String?
+        for field in fields where field.name == Self.requestIDHeader {
+            guard incoming == nil else { return self.requestIDs.next() }
+            incoming = field.value
+        }
+        guard let incoming, RequestIDGenerator.isAcceptable(incoming) else { return self.requestIDs.next() }
+        return incoming
     }
 
     /// A body larger than is worth draining (or of unknown length) follows the head.
