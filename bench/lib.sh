@@ -64,8 +64,9 @@ bench_stop() {
   local pid=$1 waited=0
   kill -TERM "$pid" 2>/dev/null || return 0
   while kill -0 "$pid" 2>/dev/null && ((waited < 50)); do sleep 0.1; waited=$((waited + 1)); done
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  # Only if it is still there: under `set -e` a failed kill would end the calling script.
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
   return 0
 }
 
