@@ -293,7 +293,7 @@ struct UpstreamRequestHead: UpstreamFieldOutput {
     }
 
     mutating func append(_ field: HTTPField) {
-        ResponseHeadBytes.writeField(field, into: &self.bytes)
+        HeadBytes.writeField(field, into: &self.bytes)
     }
 
     mutating func append(_ name: HTTPField.Name, _ value: String) {

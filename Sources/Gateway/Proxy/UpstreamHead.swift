@@ -71,7 +71,7 @@ struct UpstreamHead {
                     if let length = self.repeatedContentLength {
                         flushRun()
                         var digits = String(length)
-                        digits.withUTF8 { ResponseHeadBytes.writeLine(UnsafeRawBufferPointer(rebasing: raw[name]), UnsafeRawBufferPointer($0), into: &bytes) }
+                        digits.withUTF8 { HeadBytes.writeLine(UnsafeRawBufferPointer(rebasing: raw[name]), UnsafeRawBufferPointer($0), into: &bytes) }
                         return
                     }
                 } else if name.count == 4, HTTPListValue.equalsLowercased(p, name.lowerBound, "date") {
@@ -88,13 +88,13 @@ struct UpstreamHead {
                     }
                 } else {
                     flushRun()
-                    ResponseHeadBytes.writeLine(
+                    HeadBytes.writeLine(
                         UnsafeRawBufferPointer(rebasing: raw[name]), UnsafeRawBufferPointer(rebasing: raw[value]), into: &bytes
                     )
                 }
             }
             if let pending = run {
-                self.lines.withUnsafeReadableBytes { bytes.writeBytes(UnsafeRawBufferPointer(rebasing: $0[pending])) }
+                _ = self.lines.withUnsafeReadableBytes { bytes.writeBytes(UnsafeRawBufferPointer(rebasing: $0[pending])) }
             }
             return written
         }

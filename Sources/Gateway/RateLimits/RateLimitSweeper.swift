@@ -1,5 +1,5 @@
 import RateLimiting
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Drops idle buckets that would be full again, once a minute, so memory follows active users only.
 struct RateLimitSweeper: Service {

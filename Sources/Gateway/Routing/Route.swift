@@ -1,6 +1,6 @@
 public import HTTPTypes
 public import HummingbirdCore
-public import NIOCore
+import NIOCore
 
 /// What a handler gets besides the request: the request id, the authenticated caller, the connection.
 public struct RequestContext: Sendable {

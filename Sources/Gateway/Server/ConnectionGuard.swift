@@ -198,10 +198,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         var bytes = context.channel.allocator.buffer(capacity: 512 + body.readableBytes)
-        ResponseHeadBytes.writeStatusLine(head.status, into: &bytes)
+        HeadBytes.writeStatusLine(head.status, into: &bytes)
         // The framing and the connection's fate are this writer's.
         for field in head.headerFields where field.name != .contentLength && field.name != .transferEncoding && field.name != .connection {
-            ResponseHeadBytes.writeField(field, into: &bytes)
+            HeadBytes.writeField(field, into: &bytes)
         }
         bytes.writeStaticString("Connection: close\r\nContent-Length: ")
         bytes.writeString(String(body.readableBytes))

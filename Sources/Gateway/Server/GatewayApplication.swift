@@ -3,7 +3,7 @@ public import IDTokens
 public import Logging
 import NIOPosix
 public import OpenAI
-public import RateLimiting
+import RateLimiting
 public import ServiceLifecycle
 public import StoryFunctions
 import UnixSignals

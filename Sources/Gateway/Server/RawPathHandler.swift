@@ -291,7 +291,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         guard let context else { return }
         let mayHaveBody = Self.mayHaveBody(response.status)
         var head = context.channel.allocator.buffer(capacity: 512)
-        ResponseHeadBytes.writeStatusLine(response.status, into: &head)
+        HeadBytes.writeStatusLine(response.status, into: &head)
         var hasLength = false
         for field in response.headerFields {
             // The framing fields are this writer's: as SwiftNIO's encoder, none on an answer that has no body, and
@@ -301,7 +301,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 guard mayHaveBody else { continue }
                 hasLength = true
             }
-            ResponseHeadBytes.writeField(field, into: &head)
+            HeadBytes.writeField(field, into: &head)
         }
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: hasLength, for: request, context: context)
     }
@@ -312,12 +312,12 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         guard let context else { return }
         let mayHaveBody = Self.mayHaveBody(upstream.status)
         var head = context.channel.allocator.buffer(capacity: 512 + upstream.lines.readableBytes)
-        ResponseHeadBytes.writeStatusLine(upstream.status, into: &head)
+        HeadBytes.writeStatusLine(upstream.status, into: &head)
         let written = upstream.writeEndToEndFields(into: &head, omitting: GatewayResponder.requestIDHeader, withoutBody: !mayHaveBody)
-        for field in request.limitHeaders { ResponseHeadBytes.writeField(field, into: &head) }
-        ResponseHeadBytes.writeField(GatewayResponder.requestIDHeader, request.requestID, into: &head)
-        if !written.date { ResponseHeadBytes.writeField(.date, responder.dates.value(now: WallClock.now()), into: &head) }
-        if request.closesConnection { ResponseHeadBytes.writeField(.connection, "close", into: &head) }
+        for field in request.limitHeaders { HeadBytes.writeField(field, into: &head) }
+        HeadBytes.writeField(GatewayResponder.requestIDHeader, request.requestID, into: &head)
+        if !written.date { HeadBytes.writeField(.date, responder.dates.value(now: WallClock.now()), into: &head) }
+        if request.closesConnection { HeadBytes.writeField(.connection, "close", into: &head) }
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: written.contentLength, for: request, context: context)
     }
 

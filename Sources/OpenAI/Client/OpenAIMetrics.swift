@@ -1,4 +1,4 @@
-public import CoreMetrics
+import CoreMetrics
 
 /// What ``OpenAIClient`` counts, through swift-metrics (the caller chooses the backend):
 ///

@@ -3,7 +3,7 @@ import NIOCore
 
 /// HTTP/1.1 heads as bytes, for what the gateway writes below SwiftNIO's encoder (the raw path's answers, the direct
 /// path's upstream requests, answers to CONNECT). Field values are valid by construction (`HTTPField` guarantees it).
-enum ResponseHeadBytes {
+enum HeadBytes {
     /// `HTTP/1.1 <code> <reason>\r\n`.
     static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {
         if status.code == 200, status.reasonPhrase == "OK" {
