@@ -41,8 +41,8 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        self.deadline = LoopDeadline(on: context.eventLoop) { [weak self] in
-            guard let self else { return }
+        // `unowned`: `handlerRemoved` stops the deadline (see LoopDeadline).
+        self.deadline = LoopDeadline(on: context.eventLoop) { [unowned self] in
             // In an exchange: it has timed out (its head or its answer stalled); otherwise idle too long in the pool.
             self.timedOut = self.receiver != nil
             self.close()
@@ -50,6 +50,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.deadline?.stop()
         self.context = nil
     }
 

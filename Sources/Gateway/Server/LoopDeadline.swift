@@ -4,10 +4,14 @@ import NIOCore
 /// (a new request, another read), costs nothing — the timer fires at the old time and re-arms for the new one;
 /// moving it earlier replaces the timer; clearing it leaves the timer to find nothing. A timer scheduled and
 /// cancelled per request would cost two heap operations each time. Confined to its event loop, like the handler
-/// that owns it; `expired` runs there once the deadline has passed, and should hold its owner weakly.
+/// that owns it; `expired` runs there once the deadline has passed.
+///
+/// `expired` may hold its owner `unowned`: the owner calls ``stop()`` when it goes (a handler's `handlerRemoved`),
+/// which drops `expired`, so it never runs after that. A `weak` reference would give the owner a side table, and
+/// every retain of it (SwiftNIO retains a handler for each event it delivers) would take the slow path.
 final class LoopDeadline {
     private let eventLoop: any EventLoop
-    private let expired: () -> Void
+    private var expired: (() -> Void)?
     private(set) var deadline: NIODeadline?
     private var timer: Scheduled<Void>?
     /// When `timer` fires (kept apart, so that comparing with it touches no reference).
@@ -36,13 +40,14 @@ final class LoopDeadline {
                 self.set(deadline)
             } else {
                 self.deadline = nil
-                self.expired()
+                self.expired?()
             }
         }
     }
 
-    /// Clears the deadline and cancels the timer (the connection is gone).
+    /// Clears the deadline, cancels the timer and drops `expired` for good (the owner is done with it).
     func stop() {
+        self.expired = nil
         self.deadline = nil
         self.timer?.cancel()
         self.timer = nil

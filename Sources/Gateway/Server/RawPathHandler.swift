@@ -80,8 +80,9 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        self.deadline = LoopDeadline(on: context.eventLoop) { [weak self] in
-            guard let self, !self.handedOver else { return }
+        // `unowned`: `handlerRemoved` stops the deadline (see LoopDeadline).
+        self.deadline = LoopDeadline(on: context.eventLoop) { [unowned self] in
+            guard !self.handedOver else { return }
             self.closing = true
             self.context?.close(promise: nil)
         }
