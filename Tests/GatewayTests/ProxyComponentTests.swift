@@ -111,6 +111,17 @@ struct ProxyComponentTests {
         #expect(String(buffer: declared.bytes) == "GET / HTTP/1.1\r\nHost: h\r\ncontent-length: 0\r\n\r\n")
     }
 
+    @Test("a field that may come once: absent, its value, or several (names compared without case)")
+    func soleField() {
+        var fields = HTTPFields()
+        #expect(fields.sole(.authorization) == .absent)
+        fields.append(HTTPField(name: HTTPField.Name("authorization")!, value: "Bearer a"))
+        #expect(fields.sole(.authorization) == .one("Bearer a"))
+        fields.append(HTTPField(name: .authorization, value: "Bearer a"))
+        #expect(fields.sole(.authorization) == .several)
+        #expect(fields.sole(.contentLength) == .absent)
+    }
+
     @Test("X-User-Id carries a uid only as it is: none with a control character or a space at either end")
     func carriedUIDs() throws {
         for uid in ["alice", "a b", "élodie", "用户", "a:b@c", String(repeating: "z", count: 128)] {

@@ -771,9 +771,13 @@ struct UpstreamResponseParserTests {
 @Suite("Upstream head passed on as bytes")
 struct UpstreamHeadBytesTests {
     private static func head(_ text: String, toHEAD: Bool = false) throws -> UpstreamHead {
+        try Self.head(bytes: Array(text.utf8), toHEAD: toHEAD)
+    }
+
+    private static func head(bytes: [UInt8], toHEAD: Bool = false) throws -> UpstreamHead {
         var parser = UpstreamResponseParser()
         parser.expectResponse(toHEAD: toHEAD)
-        var buffer = ByteBuffer(string: text)
+        var buffer = ByteBuffer(bytes: bytes)
         var head: UpstreamHead?
         try parser.feed(&buffer) { event in
             if case .head(let parsed) = event { head = parsed }
@@ -830,15 +834,9 @@ struct UpstreamHeadBytesTests {
 
     @Test("obs-text (a Latin-1 byte, not UTF-8) passes as the byte received")
     func obsTextPassesAsBytes() throws {
-        var parser = UpstreamResponseParser()
-        parser.expectResponse(toHEAD: false)
-        var buffer = ByteBuffer(bytes: Array("HTTP/1.1 200 OK\r\nX-Latin: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n\r\n".utf8))
-        var head: UpstreamHead?
-        try parser.feed(&buffer) { event in
-            if case .head(let parsed) = event { head = parsed }
-        }
+        let head = try Self.head(bytes: Array("HTTP/1.1 200 OK\r\nX-Latin: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n\r\n".utf8))
         var bytes = ByteBuffer()
-        _ = try #require(head).writeEndToEndFields(into: &bytes, omitting: GatewayResponder.requestIDHeader, withoutBody: false)
+        _ = head.writeEndToEndFields(into: &bytes, omitting: GatewayResponder.requestIDHeader, withoutBody: false)
         #expect(Array(bytes.readableBytesView) == Array("X-Latin: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n".utf8))
     }
 

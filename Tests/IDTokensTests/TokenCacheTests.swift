@@ -1,4 +1,4 @@
-import IDTokens
+@testable import IDTokens
 import Testing
 import TestSupport
 
@@ -30,6 +30,22 @@ struct TokenCacheTests {
             bytes[position] = UInt8(ascii: "a")
         }
         #expect(cache.lookup(String(token.dropFirst()), now: Self.now) == nil)
+    }
+
+    @Test("secrets compare equal only byte for byte and length for length, a difference anywhere counting")
+    func constantTimeEquality() {
+        for count in 0...20 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 1) }
+            bytes.withUnsafeBytes { a in
+                #expect(Array(bytes).withUnsafeBytes { ConstantTime.equals(a, $0) }, "\(count)")
+                for position in 0..<count {
+                    var other = bytes
+                    other[position] ^= 0x01
+                    #expect(!other.withUnsafeBytes { ConstantTime.equals(a, $0) }, "\(count) at \(position)")
+                }
+                #expect(!(bytes + [0]).withUnsafeBytes { ConstantTime.equals(a, $0) }, "\(count) and one more")
+            }
+        }
     }
 
     @Test("hit and miss")

@@ -69,9 +69,7 @@ public struct Authenticator: Sendable {
         case .none:
             return .identified(nil)
         case .malformedBearer(let reason):
-            throw self.failure(
-                .invalidToken(reason, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress
-            )
+            throw self.malformed(reason, clientAddress: clientAddress)
         case .devUserID(let uid):
             return .identified(Identity(uid: uid, source: .dev, token: nil))
         case .assertion(let value):
@@ -87,11 +85,7 @@ public struct Authenticator: Sendable {
                 return .identified(Identity(uid: cached.uid, source: .firebase, token: cached))
             }
             // Not a token the cache holds: its characters are checked now (`extract` left them).
-            guard Credentials.isToken68(token) else {
-                throw self.failure(
-                    .invalidToken(Credentials.notToken68, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress
-                )
-            }
+            guard Credentials.isToken68(token) else { throw self.malformed(Credentials.notToken68, clientAddress: clientAddress) }
             guard let limiter = self.failureLimiter else {
                 return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
             }
@@ -121,6 +115,11 @@ public struct Authenticator: Sendable {
         let outcome = try self.identifyNow(headers, authorization: authorization, clientAddress: clientAddress)
         if case .identified(nil) = outcome { throw self.missingCredentials(clientAddress: clientAddress) }
         return outcome
+    }
+
+    /// A bearer value that is not a token (401 `invalid_token`, reason `malformed`).
+    private func malformed(_ message: String, clientAddress: () -> String) -> GatewayError {
+        self.failure(.invalidToken(message, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress)
     }
 
     private func missingCredentials(clientAddress: () -> String) -> GatewayError {

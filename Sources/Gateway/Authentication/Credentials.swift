@@ -26,31 +26,29 @@ enum Credentials: Equatable {
         checkingToken68: Bool = true
     ) throws(GatewayError) -> Credentials {
         if let kept { return Self.parseAuthorization(kept, checkingToken68: checkingToken68) }
-        // One pass, no array: this runs on every request.
-        var authorization: HTTPField?
-        for field in headers where field.name == .authorization {
-            guard authorization == nil else { throw .multipleAuthorizationHeaders() }
-            authorization = field
-        }
-        if let authorization {
-            return Self.parseAuthorization(authorization.value, checkingToken68: checkingToken68)
+        switch headers.sole(.authorization) {
+        case .one(let value): return Self.parseAuthorization(value, checkingToken68: checkingToken68)
+        case .several: throw .multipleAuthorizationHeaders()
+        case .absent: break
         }
         if let assertionHeader {
-            let assertions = headers[values: assertionHeader]
-            if assertions.count > 1 {
-                throw .invalidToken("Send at most one identity assertion.", reason: "assertion_multiple")
+            switch headers.sole(assertionHeader) {
+            case .one(let assertion): return .assertion(assertion)
+            case .several: throw .invalidToken("Send at most one identity assertion.", reason: "assertion_multiple")
+            case .absent: break
             }
-            if let assertion = assertions.first { return .assertion(assertion) }
         }
         guard trustUserIDHeader else { return .none }
-        let userIDs = headers[values: Self.userIDHeader]
-        guard let userID = userIDs.first else { return .none }
-        guard userIDs.count == 1, Self.isAcceptableUserID(userID) else {
+        switch headers.sole(Self.userIDHeader) {
+        case .absent:
+            return .none
+        case .one(let userID) where Self.isAcceptableUserID(userID):
+            return .devUserID(userID)
+        case .one, .several:
             throw .invalidArgument(
                 "X-User-Id must be one header of 1 to 128 characters from A-Z a-z 0-9 - _ . : @", reason: "invalid_user_id"
             )
         }
-        return .devUserID(userID)
     }
 
     /// `credentials = auth-scheme 1*SP token68` with a case-insensitive `Bearer` scheme (RFC 9110 §11.4, RFC 6750 §2.1).

@@ -20,13 +20,8 @@ enum HeadBytes {
 
     /// `<name>: <value>\r\n`.
     static func writeField(_ field: HTTPField, into bytes: inout ByteBuffer) {
-        Self.writeField(field.name, field.value, into: &bytes)
-    }
-
-    /// `<name>: <value>\r\n`; `value` must be a valid field value (the gateway's own: an id, a date, a token).
-    static func writeField(_ name: HTTPField.Name, _ value: String, into bytes: inout ByteBuffer) {
-        var name = name.rawName
-        var value = value
+        var name = field.name.rawName
+        var value = field.value
         name.withUTF8 { name in
             value.withUTF8 { value in
                 Self.writeLine(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(value), into: &bytes)
@@ -50,5 +45,28 @@ enum HeadBytes {
             out[offset + 1] = UInt8(ascii: "\n")
             return length
         }
+    }
+}
+
+/// Where header rules write the fields they make: `HTTPFields`, or the bytes of a head (a `ByteBuffer`, as
+/// `name: value` lines, with no `HTTPFields` in between).
+protocol FieldOutput {
+    /// A field that is valid already (one of the client's, or one made as an `HTTPField`).
+    mutating func append(_ field: HTTPField)
+}
+
+extension FieldOutput {
+    /// A field the gateway makes; its value is made valid as `HTTPField` makes it.
+    mutating func append(_ name: HTTPField.Name, _ value: String) {
+        self.append(HTTPField(name: name, value: value))
+    }
+}
+
+extension HTTPFields: FieldOutput {}
+
+extension ByteBuffer: FieldOutput {
+    /// `name: value\r\n` (``HeadBytes/writeField(_:into:)``).
+    mutating func append(_ field: HTTPField) {
+        HeadBytes.writeField(field, into: &self)
     }
 }

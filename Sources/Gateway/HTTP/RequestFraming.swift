@@ -30,8 +30,13 @@ enum RequestFraming {
         if headers.contains(.transferEncoding), headers.contains(.contentLength) {
             throw Self.refusal("Content-Length and Transfer-Encoding must not both be present.", reason: "length_and_chunked")
         }
-        let lengths = headers[values: .contentLength]
-        if lengths.count > 1 || lengths.first.map({ !Self.isDecimal($0) }) == true {
+        let lengthIsValid =
+            switch headers.sole(.contentLength) {
+            case .absent: true
+            case .one(let length): Self.isDecimal(length)
+            case .several: false
+            }
+        guard lengthIsValid else {
             throw Self.refusal("Content-Length must appear once, as a single number.", reason: "content_length")
         }
         if headers.contains(Self.host) {
@@ -46,8 +51,11 @@ enum RequestFraming {
     /// For any message, requests and upstream answers alike: the field is hop-by-hop and dropped when the message is
     /// passed on, so another coding would go on as its bytes with nothing saying so.
     static func hasChunkedOrNoTransferCoding(_ fields: HTTPFields) -> Bool {
-        let transferEncodings = fields[values: .transferEncoding]
-        return transferEncodings.isEmpty || (transferEncodings.count == 1 && Self.isExactlyChunked(transferEncodings[0]))
+        switch fields.sole(.transferEncoding) {
+        case .absent: true
+        case .one(let coding): Self.isExactlyChunked(coding)
+        case .several: false
+        }
     }
 
     /// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3): an IP literal in brackets, or a registered

@@ -277,7 +277,7 @@ final class DirectUpstreamPool: Sendable {
 /// A body-less request head for an upstream, made as bytes and ready to send (and to send again, on a retry): as
 /// SwiftNIO's encoder writes the same request, `Host` from the authority first, then the fields
 /// (``UpstreamRequestHeaders`` writes them here, with no `HTTPFields` in between).
-struct UpstreamRequestHead: UpstreamFieldOutput {
+struct UpstreamRequestHead: FieldOutput {
     let method: HTTPRequest.Method
     private(set) var bytes: ByteBuffer
 
@@ -294,11 +294,7 @@ struct UpstreamRequestHead: UpstreamFieldOutput {
     }
 
     mutating func append(_ field: HTTPField) {
-        HeadBytes.writeField(field, into: &self.bytes)
-    }
-
-    mutating func append(_ name: HTTPField.Name, _ value: String) {
-        self.append(HTTPField(name: name, value: value))
+        self.bytes.append(field)
     }
 
     /// Ends the head. A request whose client declared an (empty) body, or whose method's requests carry one (POST,

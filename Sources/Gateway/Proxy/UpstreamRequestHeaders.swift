@@ -82,7 +82,7 @@ struct UpstreamRequestHeaders: Sendable {
     ///   (``RawRequestHead``): passed on after them where the route forwards it.
     func write(
         for request: HTTPRequest, authorization: String? = nil, requestID: String, identity: Identity?, peer: String?, now: Double,
-        into output: inout some UpstreamFieldOutput
+        into output: inout some FieldOutput
     ) throws(GatewayError) {
         if let identity, !Self.canCarry(identity.uid) { throw .uidNotForwardable() }
         let source = request.headerFields
@@ -150,20 +150,5 @@ struct UpstreamRequestHeaders: Sendable {
         let bytes = uid.utf8
         guard bytes.first != UInt8(ascii: " "), bytes.last != UInt8(ascii: " ") else { return false }
         return !bytes.contains { $0 < 0x20 || $0 == 0x7F }
-    }
-}
-
-/// Where ``UpstreamRequestHeaders`` writes the upstream request's fields: `HTTPFields`, or the bytes of a request
-/// head (``UpstreamRequestHead``), written straight away with no `HTTPFields` in between.
-protocol UpstreamFieldOutput {
-    /// A field that is valid already (one of the client's).
-    mutating func append(_ field: HTTPField)
-    /// A field the gateway makes; its value is made valid as `HTTPField` makes it.
-    mutating func append(_ name: HTTPField.Name, _ value: String)
-}
-
-extension HTTPFields: UpstreamFieldOutput {
-    mutating func append(_ name: HTTPField.Name, _ value: String) {
-        self.append(HTTPField(name: name, value: value))
     }
 }

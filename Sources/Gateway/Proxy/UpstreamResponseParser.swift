@@ -328,9 +328,13 @@ struct UpstreamResponseParser {
         case .found(let end):
             let isHEAD = self.currentIsHEAD
             let maxFields = self.maxHeaderCount
-            var result: Result<ParsedHead, UpstreamResponseError>
+            let result: Result<ParsedHead, UpstreamResponseError>
+            // The bytes the head is read from, at its first byte. Its field lines are a slice of them: copy-on-write
+            // keeps the slice as it is, whatever the buffer is used for next.
+            let source: ByteBuffer
             if buffered == 0 {
                 // Usual case: the whole head is in this read; parse in place.
+                source = buffer
                 result = buffer.withUnsafeReadableBytes { raw in
                     Self.parseHead(
                         UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[0..<end]),
@@ -339,20 +343,13 @@ struct UpstreamResponseParser {
                         lineCount: lineCount
                     )
                 }
-                if case .success(var parsed) = result, let status = parsed.status {
-                    let lines = buffer.getSlice(at: buffer.readerIndex + parsed.lines.lowerBound, length: parsed.lines.count) ?? ByteBuffer()
-                    parsed.head = UpstreamHead(
-                        status: status, lines: lines, repeatedContentLength: parsed.repeatedContentLength,
-                        connectionNamesFields: parsed.connectionNamesFields
-                    )
-                    result = .success(parsed)
-                }
                 buffer.moveReaderIndex(forwardBy: end)
             } else {
                 guard var slice = buffer.readSlice(length: end) else {
                     throw self.fail(.invalid("internal: slice out of range"))
                 }
                 self.headBuffer.writeBuffer(&slice)
+                source = self.headBuffer
                 result = self.headBuffer.withUnsafeReadableBytes { raw in
                     Self.parseHead(
                         raw.assumingMemoryBound(to: UInt8.self),
@@ -361,20 +358,16 @@ struct UpstreamResponseParser {
                         lineCount: lineCount
                     )
                 }
-                if case .success(var parsed) = result, let status = parsed.status {
-                    // A copy: the head buffer is cleared for the next answer.
-                    let lines = ByteBuffer(
-                        bytes: self.headBuffer.readableBytesView[(self.headBuffer.readerIndex + parsed.lines.lowerBound)...].prefix(parsed.lines.count)
-                    )
-                    parsed.head = UpstreamHead(
-                        status: status, lines: lines, repeatedContentLength: parsed.repeatedContentLength,
-                        connectionNamesFields: parsed.connectionNamesFields
-                    )
-                    result = .success(parsed)
-                }
             }
             switch result {
-            case .success(let head):
+            case .success(var head):
+                if let status = head.status {
+                    head.head = UpstreamHead(
+                        status: status,
+                        lines: source.getSlice(at: source.readerIndex + head.lines.lowerBound, length: head.lines.count) ?? ByteBuffer(),
+                        repeatedContentLength: head.repeatedContentLength, connectionNamesFields: head.connectionNamesFields
+                    )
+                }
                 return head
             case .failure(let error):
                 throw self.fail(error)

@@ -7,8 +7,7 @@ import Prometheus
 protocol DirectAnswerSink: AnyObject {
     var isWritable: Bool { get }
     func writeHead(_ response: HTTPResponse, for request: DirectRequest)
-    /// An upstream's answer head with the gateway's fields: the request's limit fields, and those of
-    /// ``GatewayResponder/finishDirectFields(_:_:)``.
+    /// An upstream's answer head with the gateway's fields (``GatewayResponder/appendDirectFields(to:for:answerHasDate:)``).
     func writeUpstreamHead(_ head: UpstreamHead, for request: DirectRequest, responder: GatewayResponder)
     func writeBody(_ buffer: ByteBuffer)
     func flush()

@@ -113,7 +113,6 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
 
     func writeUpstreamHead(_ head: UpstreamHead, for request: DirectRequest, responder: GatewayResponder) {
         var fields = HopByHopHeaders.responseFields(head.response.headerFields)
-        fields.append(contentsOf: request.limitHeaders)
         responder.finishDirectFields(&fields, request)
         self.writeHead(HTTPResponse(status: head.status, headerFields: fields), for: request)
     }

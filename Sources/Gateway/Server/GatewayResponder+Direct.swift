@@ -125,16 +125,30 @@ extension GatewayResponder {
 
     /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).
     private static func declaresNoBody(_ fields: HTTPFields) -> Bool {
-        let lengths = fields[values: .contentLength]
-        return lengths.isEmpty || (lengths.count == 1 && lengths[0] == "0")
+        switch fields.sole(.contentLength) {
+        case .absent: true
+        case .one(let length): length == "0"
+        case .several: false
+        }
     }
 
-    /// The fields every direct answer carries besides its own: the request id, the date (an upstream's own `Date`
-    /// is kept: it is when the answer was made, RFC 9110 §6.6.1), and `Connection: close` when the client asked for it.
+    /// The fields every direct answer carries after its own, written to `output`: the rate limit's fields, the request
+    /// id, the date unless the answer has its own (an upstream's `Date` is kept: it is when the answer was made, RFC
+    /// 9110 §6.6.1), and `Connection: close` when the client asked for it. The answer's own fields hold no
+    /// `X-Request-ID` and no `Connection`.
+    func appendDirectFields(to output: inout some FieldOutput, for request: DirectRequest, answerHasDate: Bool) {
+        for field in request.limitHeaders { output.append(field) }
+        output.append(Self.requestIDHeader, request.requestID)
+        if !answerHasDate { output.append(.date, self.dates.value(now: WallClock.now())) }
+        if request.closesConnection { output.append(.connection, "close") }
+    }
+
+    /// ``appendDirectFields(to:for:answerHasDate:)`` for an answer as `HTTPFields`, in place of any `X-Request-ID` or
+    /// `Connection` they hold.
     func finishDirectFields(_ fields: inout HTTPFields, _ request: DirectRequest) {
-        fields[Self.requestIDHeader] = request.requestID
-        if !fields.contains(.date) { fields[.date] = self.dates.value(now: WallClock.now()) }
-        if request.closesConnection { fields[.connection] = "close" }
+        fields[Self.requestIDHeader] = nil
+        if request.closesConnection { fields[.connection] = nil }
+        self.appendDirectFields(to: &fields, for: request, answerHasDate: fields.contains(.date))
     }
 
     /// Writes an error answer as JSON (headers only for HEAD), flushed.
@@ -145,7 +159,6 @@ extension GatewayResponder {
         }
         let json = ErrorResponse.json(error, requestID: request.requestID, now: WallClock.now())
         var fields = ErrorResponse.fields(error)
-        fields.append(contentsOf: request.limitHeaders)
         fields[.contentLength] = String(json.utf8.count)
         self.finishDirectFields(&fields, request)
         sink.writeHead(HTTPResponse(status: error.status, headerFields: fields), for: request)

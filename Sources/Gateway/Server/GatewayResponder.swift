@@ -139,14 +139,8 @@ final class GatewayResponder: Sendable {
 
     /// The client's `X-Request-ID` when it sent one acceptable value, otherwise a new one.
     func requestID(_ fields: HTTPFields) -> String {
-        // One pass, no array: on every request.
-        var incoming: String?
-        for field in fields where field.name == Self.requestIDHeader {
-            guard incoming == nil else { return self.requestIDs.next() }
-            incoming = field.value
-        }
-        guard let incoming, RequestIDGenerator.isAcceptable(incoming) else { return self.requestIDs.next() }
-        return incoming
+        if case .one(let incoming) = fields.sole(Self.requestIDHeader), RequestIDGenerator.isAcceptable(incoming) { return incoming }
+        return self.requestIDs.next()
     }
 
     /// A body larger than is worth draining (or of unknown length) follows the head.

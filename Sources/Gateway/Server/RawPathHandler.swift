@@ -1,5 +1,4 @@
 import HTTPTypes
-import IDTokens
 import NIOCore
 
 /// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
@@ -307,18 +306,14 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: hasLength, for: request, context: context)
     }
 
-    /// The upstream's end-to-end field lines are copied as they came, then the gateway's fields are added (as
-    /// ``GatewayResponder/finishDirectFields(_:_:)`` adds them to an `HTTPFields`).
+    /// The upstream's end-to-end field lines are copied as they came, then the gateway's fields are written after them.
     func writeUpstreamHead(_ upstream: UpstreamHead, for request: DirectRequest, responder: GatewayResponder) {
         guard let context else { return }
         let mayHaveBody = Self.mayHaveBody(upstream.status)
         var head = context.channel.allocator.buffer(capacity: 512 + upstream.lines.readableBytes)
         HeadBytes.writeStatusLine(upstream.status, into: &head)
         let written = upstream.writeEndToEndFields(into: &head, omitting: GatewayResponder.requestIDHeader, withoutBody: !mayHaveBody)
-        for field in request.limitHeaders { HeadBytes.writeField(field, into: &head) }
-        HeadBytes.writeField(GatewayResponder.requestIDHeader, request.requestID, into: &head)
-        if !written.date { HeadBytes.writeField(.date, responder.dates.value(now: WallClock.now()), into: &head) }
-        if request.closesConnection { HeadBytes.writeField(.connection, "close", into: &head) }
+        responder.appendDirectFields(to: &head, for: request, answerHasDate: written.date)
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: written.contentLength, for: request, context: context)
     }
 

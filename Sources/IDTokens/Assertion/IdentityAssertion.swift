@@ -85,7 +85,7 @@ public struct IdentityAssertion: Sendable, Equatable {
             throw .init(.badSignature, "The identity assertion's MAC could not be computed.")
         }
         let matches = expected.withUnsafeBytes { expected in
-            presented.withUnsafeBytes { presented in OpenSSLHMAC.constantTimeEquals(expected, presented) }
+            presented.withUnsafeBytes { presented in ConstantTime.equals(expected, presented) }
         }
         guard matches else { throw .init(.badSignature, "The identity assertion's MAC does not match.") }
         guard Double(issuedAt) <= now + futureSkew else {

@@ -21,30 +21,13 @@ struct TokenCacheShard {
     /// The entry for `token` if it is present and `now < expiresAt`; an expired entry is removed.
     mutating func lookup(hash: UInt64, token: UnsafeBufferPointer<UInt8>, now: Double) -> VerifiedToken? {
         guard let slot = index[hash], let entry = ring[slot] else { return nil }
-        guard entry.token.count == token.count,
-              entry.token.withUnsafeBufferPointer({ Self.constantTimeEqual($0.baseAddress!, token.baseAddress!, token.count) })
-        else { return nil }
+        // In constant time: a bearer token is a secret.
+        guard entry.token.withUnsafeBytes({ ConstantTime.equals($0, UnsafeRawBufferPointer(token)) }) else { return nil }
         guard now < entry.expiresAt else {
             remove(slot: slot)
             return nil
         }
         return entry.verified
-    }
-
-    /// Whether two tokens' bytes are equal, in time that depends only on `count`: a bearer token is a secret (the house
-    /// rule: secrets are compared in constant time). A hit compares every byte anyway; eight at a time.
-    static func constantTimeEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        var difference: UInt64 = 0
-        var index = 0
-        while index + 8 <= count {
-            difference |= UnsafeRawPointer(a + index).loadUnaligned(as: UInt64.self) ^ UnsafeRawPointer(b + index).loadUnaligned(as: UInt64.self)
-            index += 8
-        }
-        while index < count {
-            difference |= UInt64(a[index] ^ b[index])
-            index += 1
-        }
-        return difference == 0
     }
 
     /// Stores `verified` for `token` until `expiresAt`, evicting the oldest entry when full.

@@ -316,11 +316,4 @@ enum OpenSSLHMAC {
         }
         return true
     }
-
-    /// Whether two buffers of the same length are equal, in time that depends only on the length.
-    static func constantTimeEquals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let left = a.baseAddress, let right = b.baseAddress else { return a.count == 0 }
-        return CRYPTO_memcmp(left, right, a.count) == 0
-    }
 }
