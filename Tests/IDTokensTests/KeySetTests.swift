@@ -97,6 +97,67 @@ struct KeySetTests {
         #expect(TestKeys.primary.rawPrivateOperation(block) == TestKeys.primary.signRS256(message))
     }
 
+    @Test("a signature at or above the modulus is refused, even one that is a valid signature plus the modulus")
+    func signatureRange() throws {
+        let key = TestKeys.primaryPublicKey
+        let modulus = key.modulus
+        #expect(modulus.count == 256 && modulus[0] >= 0x80)
+        let message = Array("range".utf8)
+        #expect(!key.verifyRS256(signature: modulus, signedBytes: message))
+        // s + n is s again modulo n: a verifier that reduces instead of refusing would accept it (RFC 8017 §5.2.2:
+        // "signature representative out of range"). It fits in the modulus length for some messages.
+        var found: (message: [UInt8], shifted: [UInt8])?
+        for attempt in 0..<5_000 where found == nil {
+            let message = Array("range \(attempt)".utf8)
+            if let shifted = Self.add(TestKeys.primary.signRS256(message), modulus) { found = (message, shifted) }
+        }
+        let (signedMessage, shifted) = try #require(found)
+        #expect(key.verifyRS256(signature: TestKeys.primary.signRS256(signedMessage), signedBytes: signedMessage))
+        #expect(!key.verifyRS256(signature: shifted, signedBytes: signedMessage))
+    }
+
+    /// `a + b` as big-endian bytes of the same length, or nil when it overflows.
+    private static func add(_ a: [UInt8], _ b: [UInt8]) -> [UInt8]? {
+        var sum = [UInt8](repeating: 0, count: a.count)
+        var carry = 0
+        for index in a.indices.reversed() {
+            let total = Int(a[index]) + Int(b[index]) + carry
+            sum[index] = UInt8(total & 0xFF)
+            carry = total >> 8
+        }
+        return carry == 0 ? sum : nil
+    }
+
+    @Test("a public key whose exponent cannot verify is refused: 1, even, or not below the modulus", arguments: [
+        ("1", [UInt8]([1])), ("2", [2]), ("65536", [1, 0, 0]), ("the modulus", []),
+    ])
+    func unusableExponent(_ name: String, _ exponent: [UInt8]) {
+        let modulus = TestKeys.primaryPublicKey.modulus
+        let pem = Self.publicKeyPEM(modulus: modulus, exponent: exponent.isEmpty ? modulus : exponent)
+        #expect(throws: KeySetError.unusableKey) { try RSAPublicKey(publicKeyPEM: pem) }
+    }
+
+    @Test("a public key with exponent 3 is usable")
+    func exponentThree() throws {
+        let pem = Self.publicKeyPEM(modulus: TestKeys.primaryPublicKey.modulus, exponent: [3])
+        #expect(try RSAPublicKey(publicKeyPEM: pem).bits == 2048)
+    }
+
+    /// A SubjectPublicKeyInfo PEM for an RSA key with these big-endian numbers (RFC 8017 A.1.1, RFC 5280 §4.1).
+    private static func publicKeyPEM(modulus: [UInt8], exponent: [UInt8]) -> String {
+        func der(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+            let count = content.count
+            let length: [UInt8] = count < 0x80 ? [UInt8(count)] : count < 0x100 ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xFF)]
+            return [tag] + length + content
+        }
+        func integer(_ bytes: [UInt8]) -> [UInt8] { der(0x02, bytes[0] >= 0x80 ? [0] + bytes : bytes) }
+        let rsaEncryption: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00]
+        let key = der(0x30, integer(modulus) + integer(exponent))
+        let info = der(0x30, der(0x30, rsaEncryption) + der(0x03, [0] + key))
+        let base64 = Data(info).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PUBLIC KEY-----\n\(base64)\n-----END PUBLIC KEY-----\n"
+    }
+
     @Test("RSA-1024 keys can be generated but their public half is refused")
     func smallGeneratedKey() {
         let small = RSAPrivateKey.generate(bits: 1024)

@@ -6,6 +6,7 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidPEM
         case notRSA
         case keyTooSmall(bits: Int)
+        case unusableKey
     }
 
     private let code: Code
@@ -24,6 +25,9 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let notRSA = KeySetError(.notRSA)
     /// The RSA key is shorter than 2048 bits.
     public static func keyTooSmall(bits: Int) -> KeySetError { KeySetError(.keyTooSmall(bits: bits)) }
+    /// The RSA key cannot verify: its modulus is over 16,384 bits or even, or its public exponent is even, below
+    /// 3, not below the modulus, or over 64 bits with a modulus over 3,072 bits.
+    public static let unusableKey = KeySetError(.unusableKey)
 
     /// A stable snake_case label, safe for metrics.
     public var shortDescription: String {
@@ -33,6 +37,7 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidPEM: "invalid_pem"
         case .notRSA: "not_rsa"
         case .keyTooSmall: "key_too_small"
+        case .unusableKey: "unusable_key"
         }
     }
 
@@ -43,6 +48,7 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidPEM: "The PEM text could not be read."
         case .notRSA: "The key is not an RSA key."
         case .keyTooSmall(let bits): "The RSA key has \(bits) bits; at least 2048 are required."
+        case .unusableKey: "The RSA key's modulus or public exponent is out of range for verification."
         }
     }
 }

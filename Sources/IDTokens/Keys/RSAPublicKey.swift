@@ -31,6 +31,9 @@ public final class RSAPublicKey: Sendable {
     /// The modulus length in bytes, which is also the length of every valid signature.
     public var modulusByteCount: Int { key.modulusByteCount }
 
+    /// The modulus `n`, big-endian, `modulusByteCount` bytes (public, as in a JWK's `n`).
+    public var modulus: [UInt8] { key.modulusBytes }
+
     /// The key size in bits.
     public var bits: Int { key.bits }
 
