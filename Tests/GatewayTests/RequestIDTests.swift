@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -5,7 +7,7 @@ import Testing
 /// `X-Request-ID`: what the gateway generates, and which incoming ids it keeps.
 @Suite("Request ids")
 struct RequestIDTests {
-    @Test("generated ids: 32 lowercase hex digits, one random prefix per generator, then a counter")
+    @Test("generated ids: 32 lowercase hex digits, one random prefix per generator and thread, then a counter")
     func generated() throws {
         let generator = RequestIDGenerator()
         let ids = (0..<3).map { _ in generator.next() }
@@ -19,6 +21,32 @@ struct RequestIDTests {
         #expect(counters == [1, 2, 3])
         // Another generator (another process) draws another prefix.
         #expect(RequestIDGenerator().next().prefix(16) != ids[0].prefix(16))
+    }
+
+    @Test("threads sharing a generator each count under their own prefix, and no id repeats")
+    func threads() throws {
+        let generator = RequestIDGenerator()
+        let threads = 4
+        let perThread = 5_000
+        let results = Mutex<[[String]]>([])
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            group.enter()
+            Thread.detachNewThread {
+                let ids = (0..<perThread).map { _ in generator.next() }
+                results.withLock { $0.append(ids) }
+                group.leave()
+            }
+        }
+        group.wait()
+        let all = results.withLock { $0 }
+        #expect(all.count == threads)
+        #expect(Set(all.joined()).count == threads * perThread)
+        #expect(Set(all.map { $0[0].prefix(16) }).count == threads)
+        for ids in all {
+            #expect(Set(ids.map { $0.prefix(16) }).count == 1)
+            #expect(try ids.map { try #require(UInt64($0.dropFirst(16), radix: 16)) } == Array(1...UInt64(perThread)))
+        }
     }
 
     @Test("incoming ids are kept only when they are safe to echo", arguments: [
