@@ -116,11 +116,14 @@ bench_storygate_binary() {
     return
   fi
   command -v swift >/dev/null || bench_die "swift is not on PATH: install the toolchain or pass --binary PATH"
-  local configuration=release
-  [ "$mode" = debug ] && configuration=debug
-  bench_log "building storygate ($configuration; the first release build takes several minutes)"
-  (cd "$BENCH_REPO" && swift build -c "$configuration" --product storygate >&2) || bench_die "swift build failed"
-  printf '%s/storygate\n' "$(cd "$BENCH_REPO" && swift build -c "$configuration" --show-bin-path)"
+  # A release build is made as deploy/Dockerfile ships it, with the Swift standard library linked in statically (its
+  # calls, swift_retain and swift_release among them, are then direct rather than through the dynamic linker's table;
+  # about 8 % less user time per request here), in a build directory of its own so that it does not undo `swift build`.
+  local arguments=(-c debug)
+  [ "$mode" = debug ] || arguments=(-c release --static-swift-stdlib --scratch-path "$BENCH_REPO/.build/static")
+  bench_log "building storygate (${arguments[*]}; the first release build takes several minutes)"
+  (cd "$BENCH_REPO" && swift build "${arguments[@]}" --product storygate >&2) || bench_die "swift build failed"
+  printf '%s/storygate\n' "$(cd "$BENCH_REPO" && swift build "${arguments[@]}" --show-bin-path)"
 }
 
 # bench_build_label MODE BINARY: how the report names the binary; debug builds are flagged as not figures.
