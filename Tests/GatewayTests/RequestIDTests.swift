@@ -7,7 +7,7 @@ import Testing
 /// `X-Request-ID`: what the gateway generates, and which incoming ids it keeps.
 @Suite("Request ids")
 struct RequestIDTests {
-    @Test("generated ids: 32 lowercase hex digits, one random prefix per generator and thread, then a counter")
+    @Test("generated ids: 32 lowercase hex digits, one random prefix per thread, then that thread's counter")
     func generated() throws {
         let generator = RequestIDGenerator()
         let ids = (0..<3).map { _ in generator.next() }
@@ -18,9 +18,9 @@ struct RequestIDTests {
         }
         #expect(Set(ids.map { $0.prefix(16) }).count == 1)
         let counters = try ids.map { try #require(UInt64($0.dropFirst(16), radix: 16)) }
-        #expect(counters == [1, 2, 3])
-        // Another generator (another process) draws another prefix.
-        #expect(RequestIDGenerator().next().prefix(16) != ids[0].prefix(16))
+        #expect(counters == [counters[0], counters[0] + 1, counters[0] + 2])
+        // Another generator on the same thread goes on with the thread's sequence: ids never repeat in a process.
+        #expect(RequestIDGenerator().next() == String(ids[0].prefix(16)) + String(format: "%016llx", counters[0] + 3))
     }
 
     @Test("threads sharing a generator each count under their own prefix, and no id repeats")
@@ -33,6 +33,7 @@ struct RequestIDTests {
         for _ in 0..<threads {
             group.enter()
             Thread.detachNewThread {
+                // A new thread: its stripe starts at 1.
                 let ids = (0..<perThread).map { _ in generator.next() }
                 results.withLock { $0.append(ids) }
                 group.leave()

@@ -9,10 +9,11 @@ import Darwin
 /// `X-Request-ID`: a well-formed incoming id is kept (so a trace spans the app, the gateway and upstreams),
 /// otherwise one is generated: a random prefix and a counter, unique without a syscall per request.
 ///
-/// Each thread that asks has its own prefix and counter (found through a thread-specific key), so the event loops
-/// never write to a shared counter: an atomic both cores increment moves its cache line between them on every
-/// request. Prefixes are 64 random bits, drawn once per thread.
-final class RequestIDGenerator: @unchecked Sendable {
+/// Each thread has its own prefix and counter (found through one process-wide thread-specific key), so the event
+/// loops never write to a shared counter: an atomic both cores increment moves its cache line between them on every
+/// request. Prefixes are 64 random bits, drawn once per thread; every generator in the process uses the same
+/// per-thread sequences, so their ids never repeat either.
+final class RequestIDGenerator: Sendable {
     /// One thread's prefix and counter; only that thread touches it.
     private final class Stripe {
         let prefix: UInt64
@@ -24,34 +25,31 @@ final class RequestIDGenerator: @unchecked Sendable {
         }
     }
 
-    /// Each thread's `Stripe`, retained; released when the thread exits.
-    private var key = pthread_key_t()
-
-    init() {
-        let created = pthread_key_create(&self.key) { stripe in
+    /// Each thread's `Stripe`, retained; released when the thread exits. One key for the process (keys are few).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { stripe in
             guard let stripe else { return }
             Unmanaged<AnyObject>.fromOpaque(stripe).release()
         }
         precondition(created == 0, "pthread_key_create failed: \(created)")
-    }
+        return key
+    }()
 
-    deinit {
-        // Threads still holding a stripe keep it (a few bytes each); generators live as long as the server.
-        pthread_key_delete(self.key)
-    }
+    init() {}
 
-    private var stripe: Stripe {
-        if let existing = pthread_getspecific(self.key) {
+    private static var stripe: Stripe {
+        if let existing = pthread_getspecific(Self.key) {
             return Unmanaged<Stripe>.fromOpaque(existing).takeUnretainedValue()
         }
         let stripe = Stripe()
-        pthread_setspecific(self.key, Unmanaged.passRetained(stripe).toOpaque())
+        pthread_setspecific(Self.key, Unmanaged.passRetained(stripe).toOpaque())
         return stripe
     }
 
     /// 32 lowercase hex digits: this thread's prefix, then its counter (one allocation, no formatting).
     func next() -> String {
-        let stripe = self.stripe
+        let stripe = Self.stripe
         stripe.counter &+= 1
         let value = stripe.counter
         let prefix = stripe.prefix
