@@ -3,12 +3,13 @@ public struct KeySet: Sendable {
     private let keys: [String: RSAPublicKey]
     /// The same keys with their ids' UTF-8, for lookups straight from a token's bytes.
     private let keysByUTF8: [(id: [UInt8], key: RSAPublicKey)]
-    /// Key ids whose entries were skipped while reading Google's JSON (not RSA certificates, or too small).
+    /// Key ids whose entries were skipped while reading Google's JSON (not RSA certificates, too small, or with an
+    /// exponent that cannot verify).
     public let skippedKeyIDs: [String]
 
     /// Google's x509 JSON: `{"<kid>": "-----BEGIN CERTIFICATE-----\n...", ...}`.
     ///
-    /// Entries that are not RSA certificates of at least 2048 bits (including non-string values) are skipped
+    /// Entries that are not usable RSA certificates of at least 2048 bits (including non-string values) are skipped
     /// and listed in `skippedKeyIDs`; zero usable keys, or a document that is not a strict JSON object, throws.
     public init(googleX509JSON bytes: some Collection<UInt8>) throws(KeySetError) {
         let document = Array(bytes)
