@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import NIOCore
 
@@ -510,7 +517,7 @@ struct UpstreamResponseParser {
             while valueEnd > valueStart, isOWS(p[valueEnd - 1]) {
                 valueEnd -= 1
             }
-            var v = valueStart
+            var v = VisibleASCII.skip(UnsafeRawBufferPointer(p), from: valueStart, to: valueEnd)
             while v < valueEnd {
                 guard isFieldValueByte(p[v]) else {
                     return .failure(.invalid("invalid byte in header field value"))
@@ -833,12 +840,9 @@ struct UpstreamResponseParser {
     }
 
     private static func findLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        var i = start
-        let count = p.count
-        while i < count {
-            if p[i] == ASCII.lf { return i }
-            i += 1
+        guard start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(ASCII.lf), p.count - start) else {
+            return nil
         }
-        return nil
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 }

@@ -25,8 +25,8 @@ public struct RateLimiter: Sendable {
     static let stateHeader = HTTPField.Name("RateLimit")!
 
     /// A limit, its `RateLimit-Policy` field, its quoted name (the start of every `RateLimit` value) and its
-    /// decision counters.
-    private struct Rendered: Sendable {
+    /// decision counters. A class: one reference to take per request, not one per field.
+    fileprivate final class Rendered: Sendable {
         let limit: RateLimit
         let policy: HTTPField
         let quotedName: String
@@ -47,6 +47,27 @@ public struct RateLimiter: Sendable {
         }
     }
 
+    /// A decision that lets the request through, as the fields its answer carries: `RateLimit-Policy`, then
+    /// `RateLimit`. Written where the answer's fields are (``write(into:)``), with no `HTTPFields` in between.
+    struct Answer: Sendable {
+        fileprivate let rendered: Rendered
+        let decision: RateLimitDecision
+
+        /// `RateLimit-Policy` and `RateLimit`, appended to `output`.
+        func write(into output: inout some FieldOutput) {
+            output.append(self.rendered.policy)
+            output.append(RateLimiter.stateHeader, RateLimitHeaders.state(quotedName: self.rendered.quotedName, self.decision))
+        }
+
+        /// The two fields as `HTTPFields`.
+        var fields: HTTPFields {
+            var fields = HTTPFields()
+            fields.reserveCapacity(2)
+            self.write(into: &fields)
+            return fields
+        }
+    }
+
     /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
     /// - Parameter outcome: set to `allowed`, `limited`, `shadow` or `store_error` (for the access log).
     func check(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> HTTPFields {
@@ -64,14 +85,14 @@ public struct RateLimiter: Sendable {
                 reason: "rate_limit_store_\(error.shortDescription)", retryAfter: 1
             )
         }
-        return try self.apply(decision, of: rendered, outcome: &outcome)
+        return try self.apply(decision, of: rendered, outcome: &outcome).fields
     }
 
     /// Whether `checkNow` decides: the buckets are in this process.
     var decidesWithoutWaiting: Bool { self.store.decidesWithoutWaiting }
 
     /// `check` without suspending, for a store that `decidesWithoutWaiting`; nil (nothing taken) for any other.
-    func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> HTTPFields? {
+    func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> Answer? {
         let rendered = try self.rendered(rule)
         guard let decision = self.store.checkWithoutWaiting(rendered.limit, key: key, cost: rule.cost) else { return nil }
         return try self.apply(decision, of: rendered, outcome: &outcome)
@@ -85,13 +106,10 @@ public struct RateLimiter: Sendable {
         return rendered
     }
 
-    /// A decision as headers, or as the 429 that carries them; counted and, in shadow mode, logged.
-    private func apply(_ decision: RateLimitDecision, of rendered: Rendered, outcome: inout String) throws(GatewayError) -> HTTPFields {
+    /// A decision as the fields of the answer, or as the 429 that carries them; counted and, in shadow mode, logged.
+    private func apply(_ decision: RateLimitDecision, of rendered: Rendered, outcome: inout String) throws(GatewayError) -> Answer {
         let limit = rendered.limit
-        var headers = HTTPFields()
-        headers.reserveCapacity(2)
-        headers.append(rendered.policy)
-        headers.append(HTTPField(name: Self.stateHeader, value: RateLimitHeaders.state(quotedName: rendered.quotedName, decision)))
+        let answer = Answer(rendered: rendered, decision: decision)
         if decision.shadowLimited {
             outcome = "shadow"
             rendered.decided?.shadow.increment()
@@ -107,10 +125,10 @@ public struct RateLimiter: Sendable {
         }
         guard decision.allowed else {
             var error = GatewayError.rateLimited(limit: limit.name, retryAfter: RateLimitHeaders.retryAfterSeconds(decision))
-            error.headers.append(contentsOf: headers)
+            answer.write(into: &error.headers)
             throw error
         }
-        return headers
+        return answer
     }
 }
 

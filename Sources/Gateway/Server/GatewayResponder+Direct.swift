@@ -16,8 +16,8 @@ final class DirectRequest {
     /// The client asked for the connection to close after this answer.
     let closesConnection: Bool
     var record: RequestRecord
-    /// The rate limit's fields, added to the answer.
-    var limitHeaders = HTTPFields()
+    /// The rate limit's decision, whose fields the answer carries.
+    var limit: RateLimiter.Answer?
 
     init(
         start: ContinuousClock.Instant, requestID: String, method: HTTPRequest.Method, path: String, closesConnection: Bool,
@@ -92,7 +92,7 @@ extension GatewayResponder {
         }
         if let rule = route.rateLimit, let identity {
             do {
-                request.limitHeaders = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &request.record.rateLimit) ?? HTTPFields()
+                request.limit = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &request.record.rateLimit)
             } catch {
                 return .refuse(request, error)
             }
@@ -137,7 +137,7 @@ extension GatewayResponder {
     /// 9110 §6.6.1), and `Connection: close` when the client asked for it. The answer's own fields hold no
     /// `X-Request-ID` and no `Connection`.
     func appendDirectFields(to output: inout some FieldOutput, for request: DirectRequest, answerHasDate: Bool) {
-        for field in request.limitHeaders { output.append(field) }
+        request.limit?.write(into: &output)
         output.append(Self.requestIDHeader, request.requestID)
         if !answerHasDate { output.append(.date, self.dates.value(now: WallClock.now())) }
         if request.closesConnection { output.append(.connection, "close") }

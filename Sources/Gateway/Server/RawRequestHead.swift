@@ -73,7 +73,7 @@ enum RawRequestHead {
             index += 1
             while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index += 1 }
             let valueStart = index
-            index = Self.skipVisibleASCII(bytes, from: index)
+            index = VisibleASCII.skip(bytes, from: index, to: count)
             while index < count, Self.isValueByte(bytes[index]) { index += 1 }
             guard index + 1 < count else { return count > maxBytes ? .unsupported : .incomplete }
             guard bytes[index] == UInt8(ascii: "\r"), bytes[index + 1] == UInt8(ascii: "\n") else { return .unsupported }
@@ -161,22 +161,6 @@ enum RawRequestHead {
     /// RFC 9110 tchar.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         Self.inSet(byte, low: 0x03ff_6cfa_0000_0000, high: 0x57ff_ffff_c7ff_fffe)
-    }
-
-    /// The index of the first of the eight-byte words from `index` that holds a byte outside 0x20–0x7E (or of the
-    /// last, incomplete word): a long value (a bearer token) is read a word at a time. Every byte skipped is a
-    /// field-value byte taken here, and none is CR.
-    private static func skipVisibleASCII(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
-        var index = index
-        while index + 8 <= bytes.count {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            // Nonzero when some byte is below 0x20 (a borrow reaches its high bit), or at 0x7F or above.
-            let below = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-            let above = ((word &+ 0x0101_0101_0101_0101) | word) & 0x8080_8080_8080_8080
-            guard below | above == 0 else { break }
-            index += 8
-        }
-        return index
     }
 
     /// Field-value bytes taken here: visible ASCII, space and tab (no obs-text, no controls).
