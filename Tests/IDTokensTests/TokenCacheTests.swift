@@ -124,6 +124,32 @@ struct TokenCacheTests {
         #expect(cache.count == 1)
     }
 
+    @Test("eviction goes oldest first: an entry dropped at expiry and inserted again waits for its new turn")
+    func evictionAfterReinsertion() {
+        var shard = TokenCacheShard(capacity: 3)
+        func insert(_ hash: UInt64, _ uid: String, exp: Double = Self.now + 3600) {
+            Array(Self.token(Int(hash)).utf8).withUnsafeBufferPointer {
+                shard.insert(hash: hash, token: $0, verified: Self.verified(uid, exp: exp), expiresAt: exp)
+            }
+        }
+        func lookup(_ hash: UInt64, at now: Double = Self.now) -> String? {
+            Array(Self.token(Int(hash)).utf8).withUnsafeBufferPointer { shard.lookup(hash: hash, token: $0, now: now)?.uid }
+        }
+        insert(1, "a", exp: Self.now + 10)
+        insert(2, "b")
+        #expect(lookup(1, at: Self.now + 10) == nil)  // expired: dropped
+        #expect(shard.count == 1)
+        insert(1, "a again")
+        insert(3, "c")  // the first slot named the dropped entry: nothing evicted
+        #expect(shard.count == 3)
+        #expect([lookup(1), lookup(2), lookup(3)] == ["a again", "b", "c"])
+        insert(4, "d")  // b is the oldest
+        #expect([lookup(1), lookup(2), lookup(3), lookup(4)] == ["a again", nil, "c", "d"])
+        insert(5, "e")  // then a, in its new turn
+        #expect([lookup(1), lookup(3), lookup(4), lookup(5)] == [nil, "c", "d", "e"])
+        #expect(shard.count == 3)
+    }
+
     @Test("Substring keys match String keys; removeAll empties")
     func substringAndRemoveAll() {
         let cache = TokenCache(capacity: 8)

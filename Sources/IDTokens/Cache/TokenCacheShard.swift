@@ -1,67 +1,66 @@
-/// One shard of `TokenCache`: a fixed ring of entries (FIFO eviction) with an index by token hash.
+/// One shard of `TokenCache`: entries by token hash, evicted oldest first (FIFO) through a ring of hashes.
 /// Not thread-safe by itself; `TokenCache` guards each shard with a mutex.
+///
+/// A lookup reads the index and then the token's bytes: the entry is the dictionary's value, not a slot of a
+/// second array, which would be one more dependent read from memory on every request (the cache is larger than
+/// a core's L2).
 struct TokenCacheShard {
     private struct Entry {
-        var hash: UInt64
         var token: [UInt8]
         var verified: VerifiedToken
         var expiresAt: Double
+        /// Where the entry's hash is in `order`.
+        var slot: Int
     }
 
-    private var ring: [Entry?]
-    private var index: [UInt64: Int]
+    private var entries: [UInt64: Entry]
+    /// Hashes in the order they were inserted, `capacity` slots; the slot at `next` is the next to go. A slot may
+    /// name an entry already removed, or since replaced by one in another slot: only `entry.slot` counts.
+    private var order: [UInt64?]
     private var next = 0
-    private(set) var count = 0
 
     init(capacity: Int) {
-        ring = Array(repeating: nil, count: capacity)
-        index = Dictionary(minimumCapacity: capacity)
+        entries = Dictionary(minimumCapacity: capacity)
+        order = Array(repeating: nil, count: capacity)
     }
+
+    /// The number of entries, including expired ones not yet dropped.
+    var count: Int { entries.count }
 
     /// The entry for `token` if it is present and `now < expiresAt`; an expired entry is removed.
     mutating func lookup(hash: UInt64, token: UnsafeBufferPointer<UInt8>, now: Double) -> VerifiedToken? {
-        guard let slot = index[hash], let entry = ring[slot] else { return nil }
+        guard let index = entries.index(forKey: hash) else { return nil }
         // In constant time: a bearer token is a secret.
-        guard entry.token.withUnsafeBytes({ ConstantTime.equals($0, UnsafeRawBufferPointer(token)) }) else { return nil }
-        guard now < entry.expiresAt else {
-            remove(slot: slot)
+        guard entries.values[index].token.withUnsafeBytes({ ConstantTime.equals($0, UnsafeRawBufferPointer(token)) }) else {
             return nil
         }
-        return entry.verified
+        guard now < entries.values[index].expiresAt else {
+            entries.remove(at: index)
+            return nil
+        }
+        return entries.values[index].verified
     }
 
     /// Stores `verified` for `token` until `expiresAt`, evicting the oldest entry when full.
     mutating func insert(hash: UInt64, token: UnsafeBufferPointer<UInt8>, verified: VerifiedToken, expiresAt: Double) {
-        guard !ring.isEmpty else { return }
-        let entry = Entry(hash: hash, token: Array(token), verified: verified, expiresAt: expiresAt)
-        if let slot = index[hash] {
+        guard !order.isEmpty else { return }
+        if let slot = entries[hash]?.slot {
             // The same token again, or (vanishingly rarely) another token with the same 64-bit hash: replace.
-            if ring[slot] == nil { count += 1 }
-            ring[slot] = entry
+            entries[hash] = Entry(token: Array(token), verified: verified, expiresAt: expiresAt, slot: slot)
             return
         }
-        if let old = ring[next] {
-            index[old.hash] = nil
-            count -= 1
+        if let old = order[next], entries[old]?.slot == next {
+            entries[old] = nil
         }
-        ring[next] = entry
-        index[hash] = next
-        count += 1
-        next = next + 1 == ring.count ? 0 : next + 1
-    }
-
-    private mutating func remove(slot: Int) {
-        guard let entry = ring[slot] else { return }
-        index[entry.hash] = nil
-        ring[slot] = nil
-        count -= 1
+        order[next] = hash
+        entries[hash] = Entry(token: Array(token), verified: verified, expiresAt: expiresAt, slot: next)
+        next = next + 1 == order.count ? 0 : next + 1
     }
 
     /// Drops every entry.
     mutating func removeAll() {
-        for slot in ring.indices { ring[slot] = nil }
-        index.removeAll(keepingCapacity: true)
-        count = 0
+        entries.removeAll(keepingCapacity: true)
+        for slot in order.indices { order[slot] = nil }
         next = 0
     }
 }
