@@ -47,8 +47,8 @@ public struct RateLimiter: Sendable {
         }
     }
 
-    /// A decision that lets the request through, as the fields its answer carries: `RateLimit-Policy`, then
-    /// `RateLimit`. Written where the answer's fields are (``write(into:)``), with no `HTTPFields` in between.
+    /// A decision as the fields its answer carries (a 200 or the 429): `RateLimit-Policy`, then `RateLimit`. Written
+    /// where the answer's fields are (``write(into:)``), with no `HTTPFields` in between.
     struct Answer: Sendable {
         fileprivate let rendered: Rendered
         let decision: RateLimitDecision
