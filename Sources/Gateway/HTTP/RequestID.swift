@@ -1,21 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import NIOPosix
 
 /// `X-Request-ID`: a well-formed incoming id is kept (so a trace spans the app, the gateway and upstreams),
 /// otherwise one is generated: a random prefix and a counter, unique without a syscall per request.
 ///
-/// Each thread has its own prefix and counter (found through one process-wide thread-specific key), so the event
+/// Each thread has its own prefix and counter (SwiftNIO's `ThreadSpecificVariable`, one for the process), so the event
 /// loops never write to a shared counter: an atomic both cores increment moves its cache line between them on every
 /// request. Prefixes are 64 random bits, drawn once per thread; every generator in the process uses the same
 /// per-thread sequences, so their ids never repeat either.
 final class RequestIDGenerator: Sendable {
     /// One thread's prefix and counter; only that thread touches it.
-    private final class Stripe {
+    private final class Stripe: @unchecked Sendable {
         let prefix: UInt64
         var counter: UInt64 = 0
 
@@ -25,25 +19,15 @@ final class RequestIDGenerator: Sendable {
         }
     }
 
-    /// Each thread's `Stripe`, retained; released when the thread exits. One key for the process (keys are few).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stripe in
-            guard let stripe else { return }
-            Unmanaged<AnyObject>.fromOpaque(stripe).release()
-        }
-        precondition(created == 0, "pthread_key_create failed: \(created)")
-        return key
-    }()
+    /// Each thread's `Stripe`, released when the thread exits.
+    private static let stripes = ThreadSpecificVariable<Stripe>()
 
     init() {}
 
     private static var stripe: Stripe {
-        if let existing = pthread_getspecific(Self.key) {
-            return Unmanaged<Stripe>.fromOpaque(existing).takeUnretainedValue()
-        }
+        if let existing = Self.stripes.currentValue { return existing }
         let stripe = Stripe()
-        pthread_setspecific(Self.key, Unmanaged.passRetained(stripe).toOpaque())
+        Self.stripes.currentValue = stripe
         return stripe
     }
 

@@ -44,6 +44,9 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     private let pool = Mutex<[VerifyContext]>([])
     let bits: Int
     let modulusByteCount: Int
+    /// The encoded message up to the hash, the same for every signature under this key: `00 01 FF…FF 00` and the
+    /// SHA-256 `DigestInfo` (RFC 8017 §9.2).
+    private let encodingPrefix: [UInt8]
 
     /// Takes ownership of all four.
     private init(owning pkey: OpaquePointer, modulus: OpaquePointer, exponent: OpaquePointer, montgomery: OpaquePointer) {
@@ -53,6 +56,8 @@ final class OpenSSLPublicKey: @unchecked Sendable {
         self.montgomery = montgomery
         self.bits = Int(BN_num_bits(modulus))
         self.modulusByteCount = (Int(BN_num_bits(modulus)) + 7) / 8
+        let padding = self.modulusByteCount - 3 - Self.sha256DigestInfoPrefix.count - 32
+        self.encodingPrefix = [0x00, 0x01] + [UInt8](repeating: 0xFF, count: padding) + [0x00] + Self.sha256DigestInfoPrefix
     }
 
     deinit {
@@ -139,8 +144,6 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     private static let sha256DigestInfoPrefix: [UInt8] = [
         0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
     ]
-    /// The `DigestInfo` and the hash, the last bytes of the encoded message.
-    private static let sha256DigestInfoCount = 19 + 32
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `message`. Fails closed on any OpenSSL error.
     func verifyRS256(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
@@ -163,29 +166,27 @@ final class OpenSSLPublicKey: @unchecked Sendable {
             ERR_clear_error()
             return false
         }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * length) { buffer -> Bool in
-            let base = buffer.baseAddress!
-            let recovered = base
-            let expected = base + length
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 32) { buffer -> Bool in
+            let recovered = buffer.baseAddress!
+            let hash = recovered + length
             guard BN_bn2binpad(context.recovered, recovered, Int32(length)) == Int32(length) else {
                 ERR_clear_error()
                 return false
             }
-            // EMSA-PKCS1-v1_5: 00 01, FF up to the DigestInfo, 00, DigestInfo, SHA-256(message).
-            let digestInfoStart = length - Self.sha256DigestInfoCount
-            expected[0] = 0x00
-            expected[1] = 0x01
-            (expected + 2).initialize(repeating: 0xFF, count: digestInfoStart - 3)
-            expected[digestInfoStart - 1] = 0x00
-            Self.sha256DigestInfoPrefix.withUnsafeBufferPointer {
-                (expected + digestInfoStart).initialize(from: $0.baseAddress!, count: $0.count)
-            }
-            var hash = SHA256_CTX()
-            guard SHA256_Init(&hash) == 1,
-                  SHA256_Update(&hash, message.baseAddress, message.count) == 1,
-                  SHA256_Final(expected + length - 32, &hash) == 1
+            var digest = SHA256_CTX()
+            guard SHA256_Init(&digest) == 1,
+                  SHA256_Update(&digest, message.baseAddress, message.count) == 1,
+                  SHA256_Final(hash, &digest) == 1
             else { return false }
-            return ConstantTime.equals(UnsafeRawBufferPointer(start: recovered, count: length), UnsafeRawBufferPointer(start: expected, count: length))
+            // EMSA-PKCS1-v1_5: the key's fixed prefix, then SHA-256(message); every byte compared.
+            let prefixLength = encodingPrefix.count
+            let prefixMatches = encodingPrefix.withUnsafeBytes {
+                ConstantTime.equals(UnsafeRawBufferPointer(start: recovered, count: prefixLength), $0)
+            }
+            let hashMatches = ConstantTime.equals(
+                UnsafeRawBufferPointer(start: recovered + prefixLength, count: 32), UnsafeRawBufferPointer(start: hash, count: 32)
+            )
+            return prefixMatches && hashMatches
         }
     }
 
