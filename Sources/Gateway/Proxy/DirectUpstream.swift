@@ -66,7 +66,9 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         self.timeout = timeout
         self.parser.expectResponse(toHEAD: head.method == .head)
         self.setDeadline(.now() + timeout)
-        context.writeAndFlush(self.wrapOutboundOut(head.bytes), promise: nil)
+        // Flushed with the other requests this loop sends in the same batch of events (see LoopFlushes).
+        context.write(self.wrapOutboundOut(head.bytes), promise: nil)
+        LoopFlushes.flushLater(context)
     }
 
     /// Waits in a pool: closed once idle for `timeout`, unless taken (and given a new deadline) before.

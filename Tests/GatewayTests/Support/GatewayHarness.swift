@@ -46,7 +46,10 @@ struct GatewayHarness: Sendable {
             // Prod needs a key for the AI functions; tests that call them point the base URL at a local fake.
             configuration.openAIAPIKey = Secret("sk-test-not-a-real-key")
             configuration.openAIBaseURL = "http://127.0.0.1:9/v1"
-            configuration.mediaDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-media-\(UUID().uuidString)").path
+            // Each run's media directory is its own, and is removed when the run ends.
+            let mediaDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-media-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: mediaDirectory) }
+            configuration.mediaDirectory = mediaDirectory
             configure(&configuration)
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
