@@ -77,24 +77,33 @@ public struct RateLimiter: Sendable {
         do {
             decision = try await self.store.check(limit, key: key, cost: rule.cost)
         } catch {
-            outcome = "store_error"
-            self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
-            throw GatewayError(
-                status: .serviceUnavailable, code: "UNAVAILABLE",
-                message: "Rate limits cannot be checked right now; try again shortly.",
-                reason: "rate_limit_store_\(error.shortDescription)", retryAfter: 1
-            )
+            throw self.storeFailed(limit, reason: "rate_limit_store_\(error.shortDescription)", outcome: &outcome)
         }
         return try self.apply(decision, of: rendered, outcome: &outcome).fields
+    }
+
+    /// A limit that cannot be checked: 503 `UNAVAILABLE` (fail closed), counted as `store_error`.
+    private func storeFailed(_ limit: RateLimit, reason: String, outcome: inout String) -> GatewayError {
+        outcome = "store_error"
+        self.metrics?.rateLimitDecided(limit: limit.name, decision: outcome)
+        return GatewayError(
+            status: .serviceUnavailable, code: "UNAVAILABLE",
+            message: "Rate limits cannot be checked right now; try again shortly.",
+            reason: reason, retryAfter: 1
+        )
     }
 
     /// Whether `checkNow` decides: the buckets are in this process.
     var decidesWithoutWaiting: Bool { self.store.decidesWithoutWaiting }
 
-    /// `check` without suspending, for a store that `decidesWithoutWaiting`; nil (nothing taken) for any other.
-    func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> Answer? {
+    /// `check` without suspending, for a store that `decidesWithoutWaiting`. A store that cannot decide so fails
+    /// closed (503 `UNAVAILABLE`, reason `rate_limit_store_cannot_decide_now`): the request is never let through
+    /// unchecked.
+    func checkNow(_ rule: RouteRateLimit, key: String, outcome: inout String) throws(GatewayError) -> Answer {
         let rendered = try self.rendered(rule)
-        guard let decision = self.store.checkWithoutWaiting(rendered.limit, key: key, cost: rule.cost) else { return nil }
+        guard let decision = self.store.checkWithoutWaiting(rendered.limit, key: key, cost: rule.cost) else {
+            throw self.storeFailed(rendered.limit, reason: "rate_limit_store_cannot_decide_now", outcome: &outcome)
+        }
         return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
