@@ -27,6 +27,7 @@ final class LoopFlushes: @unchecked Sendable {
 
     /// Flushes `context` once its event loop's current batch of events is over. Call on that loop.
     static func flushLater(_ context: ChannelHandlerContext) {
+        context.eventLoop.assertInEventLoop()
         let flushes: LoopFlushes
         if let existing = Self.current.currentValue, existing.eventLoop === context.eventLoop {
             flushes = existing
@@ -47,8 +48,8 @@ final class LoopFlushes: @unchecked Sendable {
     }
 
     private func flushAll() {
-        // A flush that leads to another request's flush puts that one in the next batch. The flush of a channel
-        // closed meanwhile does nothing.
+        // A flush that leads to another flush being asked for: that one goes in a fresh list, flushed by a task of
+        // its own right after this one. The flush of a channel closed meanwhile does nothing.
         swap(&self.contexts, &self.flushing)
         for context in self.flushing { context.flush() }
         self.flushing.removeAll(keepingCapacity: true)
