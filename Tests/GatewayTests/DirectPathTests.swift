@@ -305,6 +305,31 @@ struct DirectPathTests {
         }
     }
 
+    @Test("many requests at once, each on its own connection: each answer is its own upstream's", arguments: [Path.raw, .direct])
+    func manyAtOnce(path: Path) async throws {
+        // The requests to upstreams leave together at the end of a loop's batch (`LoopFlushes`): every one of them
+        // must leave, on its own upstream connection, and come back to its own client.
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+            let count = 48
+            let paths = try await withThrowingTaskGroup(of: (Int, Int, String?).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let response = try await gateway.get("/open/echo/\(index)")
+                        return (index, response.status, response.json["path"] as? String)
+                    }
+                }
+                var paths: [Int: String] = [:]
+                for try await (index, status, path) in group {
+                    #expect(status == 200)
+                    paths[index] = path
+                }
+                return paths
+            }
+            #expect(paths.count == count)
+            for index in 0..<count { #expect(paths[index] == "/base/echo/\(index)") }
+        }
+    }
+
     @Test("raw path: a kept-alive connection with nothing to do closes after the idle timeout", arguments: [Path.raw, .direct])
     func idleTimeout(path: Path) async throws {
         try await ProxyFixture.run(configure: {
