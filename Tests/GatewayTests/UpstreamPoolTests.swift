@@ -1,3 +1,5 @@
+import HTTPTypes
+import NIOHTTPTypes
 import NIOCore
 import NIOPosix
 import Testing
@@ -37,5 +39,71 @@ struct UpstreamPoolTests {
             #expect(!freshReused)
             fresh.close()
         }
+    }
+
+    /// Answers each request with a 200, then a moment later with a stray 400 that answers nothing, and keeps the
+    /// connection open (an upstream that answered early, then failed on the rest of the request).
+    final class StrayAnswerUpstream: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let request = String(buffer: self.unwrapInboundIn(data))
+            guard request.hasSuffix("\r\n\r\n") else { return }
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
+            let stray = ByteBuffer(string: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(50)) {
+                loopBound.value.writeAndFlush(NIOAny(stray), promise: nil)
+            }
+        }
+    }
+
+    @Test("an upstream that sends anything while its connection waits in the pool: the connection is closed, never lent out")
+    func strayBytesWhilePooled() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StrayAnswerUpstream()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = try #require(server.localAddress?.port)
+        let pool = try UpstreamPool(
+            upstream: UpstreamURL("http://127.0.0.1:\(port)")!, connectTimeout: .seconds(2), maxIdlePerEventLoop: 4, idleTimeout: .seconds(6)
+        )
+        defer { pool.shutdown() }
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+
+        let (connection, _) = try await pool.acquire(on: eventLoop)
+        var head = HTTPRequest(method: .get, scheme: nil, authority: "127.0.0.1", path: "/")
+        head.headerFields[.contentLength] = "0"
+        try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
+        var status: Int?
+        reading: while let part = try await connection.next() {
+            switch part {
+            case .head(let response): status = response.status.code
+            case .body: continue
+            case .end: break reading
+            }
+        }
+        #expect(status == 200)
+        // Released clean. The stray answer arrives after the answer's end, while the connection waits in the pool (or,
+        // on a busy machine, before it was put back): either way it closes. (Bounded: a connection that stayed open
+        // would hold this wait for 5 s, then fail the test.)
+        pool.release(connection)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await connection.channel.closeFuture.get() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(5))
+                throw CancellationError()
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        #expect(!connection.channel.isActive)
+        let (next, reused) = try await pool.acquire(on: eventLoop)
+        #expect(!reused, "a connection that was sent a stray answer while pooled was lent out")
+        #expect(next !== connection)
+        next.close()
     }
 }

@@ -20,12 +20,78 @@ extension UpstreamConnection {
         }
     }
 
-    /// TLS for an https upstream, then HTTP/1.1 in HTTP types.
+    /// TLS for an https upstream, HTTP/1.1 in HTTP types, then the guard against answers outside an exchange.
     static func addHTTPHandlers(to channel: any Channel, upstream: UpstreamURL, tls: NIOSSLContext?) throws {
         try Self.addTLSHandler(to: channel, upstream: upstream, tls: tls)
+        let state = UpstreamExchangeGuard.State()
+        try channel.pipeline.syncOperations.addHandler(UpstreamExchangeGuard.Bytes(state))
         // No outbound header validation: HTTPFields are valid by construction.
         try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPClientCodec())
+        try channel.pipeline.syncOperations.addHandler(UpstreamExchangeGuard.Exchange(state))
+    }
+}
+
+/// Closes an upstream connection that sends anything between exchanges: after an answer's end and before the next
+/// request's head. Such bytes answer no request (an upstream that answered early, then failed on the rest of the
+/// request it never read, writes its own error afterwards); read by the next exchange, they would pass for its
+/// answer. The direct path's connection refuses bytes outside an exchange in the same way.
+///
+/// Two handlers share one state, both on the channel's event loop (no pool bookkeeping races with them): `exchange`,
+/// after the HTTP codec, follows requests and answers (interim 1xx answers are part of their exchange) and refuses
+/// a part decoded outside an exchange; `bytes`, before the codec, refuses bytes that arrive outside one (SwiftNIO's
+/// decoder may hold an answer that no request is waiting for, so it would never reach `exchange`).
+enum UpstreamExchangeGuard {
+    /// Loop-confined (hence the unchecked `Sendable`).
+    final class State: @unchecked Sendable {
+        /// Between a request's head and its final answer's end.
+        var inExchange = false
+        /// The answer being read is an interim one (1xx): its end does not end the exchange.
+        var interim = false
+    }
+
+    final class Bytes: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        let state: State
+
+        init(_ state: State) { self.state = state }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard self.state.inExchange else {
+                context.close(promise: nil)
+                return
+            }
+            context.fireChannelRead(data)
+        }
+    }
+
+    final class Exchange: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPResponsePart
+        typealias InboundOut = HTTPResponsePart
+        typealias OutboundIn = HTTPRequestPart
+        typealias OutboundOut = HTTPRequestPart
+        let state: State
+
+        init(_ state: State) { self.state = state }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if case .head = self.unwrapOutboundIn(data) { self.state.inExchange = true }
+            context.write(data, promise: promise)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard self.state.inExchange else {
+                context.close(promise: nil)
+                return
+            }
+            switch self.unwrapInboundIn(data) {
+            case .head(let head): self.state.interim = head.status.kind == .informational
+            case .body: break
+            case .end: if !self.state.interim { self.state.inExchange = false }
+            }
+            context.fireChannelRead(data)
+        }
     }
 }
 
