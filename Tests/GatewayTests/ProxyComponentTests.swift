@@ -3,6 +3,8 @@ import HummingbirdCore
 import IDTokens
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -242,5 +244,49 @@ extension HTTPFields {
     /// Every value of the field called `name` (test shorthand).
     fileprivate subscript(_ name: String) -> [String] {
         self[values: HTTPField.Name(name)!]
+    }
+}
+
+/// The task path's inactivity deadline, on a real event loop: its `stop` says whether the deadline got there first,
+/// which decides whether the upstream connection may go back to the pool.
+@Suite("Inactivity deadline")
+struct InactivityDeadlineTests {
+    private static let loop = MultiThreadedEventLoopGroup.singleton.next()
+
+    private final class Firings: Sendable {
+        let count = Atomic(0)
+    }
+
+    /// Waits until the loop has run the tasks due by `delay` from now (the deadline's check among them).
+    private static func pass(_ delay: TimeAmount) async throws {
+        try await Self.loop.scheduleTask(in: delay) {}.futureResult.get()
+    }
+
+    @Test("stop and the deadline exclude each other: exactly one of them wins, once", arguments: [0, 1, 2, 5])
+    func exactlyOneWins(milliseconds: Int) async throws {
+        let fired = Firings()
+        let deadline = InactivityDeadline(timeout: .milliseconds(Int64(milliseconds)), on: Self.loop) {
+            fired.count.add(1, ordering: .relaxed)
+        }
+        if milliseconds > 0 { try await Self.pass(.milliseconds(Int64(milliseconds))) }
+        let stopped = deadline.stop()
+        #expect(!deadline.stop())
+        try await Self.pass(.milliseconds(Int64(milliseconds) + 20))
+        #expect(fired.count.load(ordering: .relaxed) == (stopped ? 0 : 1))
+    }
+
+    @Test("expired: it fires once, and stop then says the connection it closed is not to be handed on")
+    func expired() async throws {
+        let fired = Firings()
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        let deadline = InactivityDeadline(timeout: .milliseconds(5), on: Self.loop) {
+            fired.count.add(1, ordering: .relaxed)
+            continuation.yield()
+        }
+        for await _ in stream { break }
+        #expect(!deadline.stop())
+        deadline.touch()
+        try await Self.pass(.milliseconds(20))
+        #expect(fired.count.load(ordering: .relaxed) == 1)
     }
 }

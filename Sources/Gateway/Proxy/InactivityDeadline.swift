@@ -24,21 +24,28 @@ final class InactivityDeadline: Sendable {
         self.deadline.store((NIODeadline.now() + self.timeout).uptimeNanoseconds, ordering: .relaxed)
     }
 
-    /// The answer ended (or failed): the deadline no longer applies.
-    func stop() {
-        self.deadline.store(0, ordering: .relaxed)
+    /// The answer ended (or failed): the deadline no longer applies. Returns false when the deadline had already
+    /// expired (`expired` has run or is running): whatever it closes must not be handed on.
+    @discardableResult
+    func stop() -> Bool {
+        self.deadline.exchange(0, ordering: .relaxed) != 0
     }
 
     private func check(at when: NIODeadline, on eventLoop: any EventLoop, expired: @escaping @Sendable () -> Void) {
         eventLoop.scheduleTask(deadline: when) {
-            let current = self.deadline.load(ordering: .relaxed)
-            guard current != 0 else { return }
-            let deadline = NIODeadline.uptimeNanoseconds(current)
-            if deadline <= .now() {
-                self.stop()
-                expired()
-            } else {
-                self.check(at: deadline, on: eventLoop, expired: expired)
+            while true {
+                let current = self.deadline.load(ordering: .relaxed)
+                guard current != 0 else { return }
+                let deadline = NIODeadline.uptimeNanoseconds(current)
+                guard deadline <= .now() else {
+                    self.check(at: deadline, on: eventLoop, expired: expired)
+                    return
+                }
+                // Expired, unless `stop` or `touch` got there first (then look again).
+                if self.deadline.compareExchange(expected: current, desired: 0, ordering: .relaxed).exchanged {
+                    expired()
+                    return
+                }
             }
         }
     }

@@ -38,7 +38,14 @@ struct UpstreamForwarder: Sendable {
         )
         // HTTP/1.1 framing (RFC 9112 §6.3): a body exactly when there is a Content-Length or a Transfer-Encoding.
         let hasBody = declaredLength.map { $0 > 0 } ?? request.headers.contains(.transferEncoding)
-        if let declaredLength { fields[.contentLength] = String(declaredLength) }
+        // The framing is always written out. SwiftNIO's encoder adds `Transfer-Encoding: chunked` by itself only for
+        // POST, PUT and PATCH: the body of a GET, HEAD, DELETE or OPTIONS would follow a head that declares none, and
+        // the upstream would read it as a request of its own (smuggled past every rule here).
+        if let declaredLength {
+            fields[.contentLength] = String(declaredLength)
+        } else if hasBody {
+            fields[.transferEncoding] = "chunked"
+        }
         let head = HTTPRequest(method: request.method, scheme: nil, authority: self.route.target.authority, path: path, headerFields: fields)
 
         let sent = ContinuousClock.now
@@ -79,7 +86,8 @@ struct UpstreamForwarder: Sendable {
                 connection.close()
                 throw self.route.answer((error as? Failure) ?? .unreachable("closed_mid_body"), requestID: context.requestID)
             }
-            pool.release(connection)
+            // Released only if the deadline did not fire: it closes the connection, which must not carry another exchange.
+            if stalled.stop() { pool.release(connection) }
             return Response(status: response.status, headers: fieldsOut, body: ResponseBody(byteBuffer: collected))
         }
         return Response(
@@ -92,8 +100,9 @@ struct UpstreamForwarder: Sendable {
                     client.close(promise: nil)
                 }
                 defer { stalled.stop() }
+                var ended = false
                 do {
-                    while let part = try await connection.next() {
+                    reading: while let part = try await connection.next() {
                         stalled.touch()
                         switch part {
                         case .head:
@@ -102,21 +111,25 @@ struct UpstreamForwarder: Sendable {
                             try await writer.write(buffer)
                             stalled.touch()
                         case .end:
-                            // The request must be all sent for the connection to carry another exchange; an
-                            // upstream that answered early gets no more of it.
-                            if let upload, await upload.stop() != .completed { connection.markNotReusable() }
-                            pool.release(connection)
-                            try await writer.finish(nil)
-                            return
+                            ended = true
+                            break reading
                         }
                     }
                     // The upstream closed before the end of its body: the client's connection closes, truncated.
-                    throw Failure.unreachable("closed_mid_body")
+                    guard ended else { throw Failure.unreachable("closed_mid_body") }
                 } catch {
                     connection.close()
                     _ = await upload?.stop()
                     throw error
                 }
+                // The request must be all sent for the connection to carry another exchange; an upstream that answered
+                // early gets no more of it.
+                if let upload, await upload.stop() != .completed { connection.markNotReusable() }
+                // Released after the client's end (the deadline still covers a client that stops reading), whether or
+                // not that end could be written, and only if the deadline did not fire: once released, the connection
+                // may carry another exchange at once, so nothing here may close it.
+                defer { if stalled.stop() { pool.release(connection) } }
+                try await writer.finish(nil)
             }
         )
     }
