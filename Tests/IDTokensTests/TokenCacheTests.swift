@@ -30,6 +30,9 @@ struct TokenCacheTests {
             bytes[position] = UInt8(ascii: "a")
         }
         #expect(cache.lookup(String(token.dropFirst()), now: Self.now) == nil)
+        // A miss leaves the entry it compared against.
+        #expect(cache.lookup(token, now: Self.now)?.uid == "alice")
+        #expect(cache.count == 1)
     }
 
     @Test("secrets compare equal only byte for byte and length for length, a difference anywhere counting")

@@ -30,15 +30,28 @@ struct TokenCacheShard {
     /// The entry for `token` if it is present and `now < expiresAt`; an expired entry is removed.
     mutating func lookup(hash: UInt64, token: UnsafeBufferPointer<UInt8>, now: Double) -> VerifiedToken? {
         guard let index = entries.index(forKey: hash) else { return nil }
-        // In constant time: a bearer token is a secret.
-        guard entries.values[index].token.withUnsafeBytes({ ConstantTime.equals($0, UnsafeRawBufferPointer(token)) }) else {
+        // The entry is read in place (`inout`): a copy would retain and release each of its references.
+        switch Self.match(&entries.values[index], token: token, now: now) {
+        case .hit(let verified):
+            return verified
+        case .miss:
             return nil
-        }
-        guard now < entries.values[index].expiresAt else {
+        case .expired:
             entries.remove(at: index)
             return nil
         }
-        return entries.values[index].verified
+    }
+
+    private enum Match {
+        case hit(VerifiedToken)
+        case miss
+        case expired
+    }
+
+    private static func match(_ entry: inout Entry, token: UnsafeBufferPointer<UInt8>, now: Double) -> Match {
+        // In constant time: a bearer token is a secret.
+        guard entry.token.withUnsafeBytes({ ConstantTime.equals($0, UnsafeRawBufferPointer(token)) }) else { return .miss }
+        return now < entry.expiresAt ? .hit(entry.verified) : .expired
     }
 
     /// Stores `verified` for `token` until `expiresAt`, evicting the oldest entry when full.
