@@ -37,10 +37,10 @@ extension UpstreamConnection {
 /// request it never read, writes its own error afterwards); read by the next exchange, they would pass for its
 /// answer. The direct path's connection refuses bytes outside an exchange in the same way.
 ///
-/// Two handlers share one state, both on the channel's event loop (no pool bookkeeping races with them): `exchange`,
-/// after the HTTP codec, follows requests and answers (interim 1xx answers are part of their exchange) and refuses
-/// a part decoded outside an exchange; `bytes`, before the codec, refuses bytes that arrive outside one (SwiftNIO's
-/// decoder may hold an answer that no request is waiting for, so it would never reach `exchange`).
+/// Two handlers share one state, both on the channel's event loop (no pool bookkeeping races with them):
+/// ``Exchange``, after the HTTP codec, follows requests and answers (interim 1xx answers are part of their exchange)
+/// and refuses a part decoded outside an exchange; ``Bytes``, before the codec, refuses bytes that arrive outside
+/// one (SwiftNIO's decoder may hold an answer that no request is waiting for, so it would never reach ``Exchange``).
 enum UpstreamExchangeGuard {
     /// Loop-confined (hence the unchecked `Sendable`).
     final class State: @unchecked Sendable {
@@ -50,7 +50,7 @@ enum UpstreamExchangeGuard {
         var interim = false
     }
 
-    final class Bytes: ChannelInboundHandler, RemovableChannelHandler {
+    final class Bytes: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias InboundOut = ByteBuffer
         let state: State
@@ -66,7 +66,7 @@ enum UpstreamExchangeGuard {
         }
     }
 
-    final class Exchange: ChannelDuplexHandler, RemovableChannelHandler {
+    final class Exchange: ChannelDuplexHandler {
         typealias InboundIn = HTTPResponsePart
         typealias InboundOut = HTTPResponsePart
         typealias OutboundIn = HTTPRequestPart
