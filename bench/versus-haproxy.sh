@@ -344,6 +344,9 @@ report() {
         "$(awk -v r="$cpu_ratio" -v g="$goal" 'BEGIN { print (r + 0 >= g) ? "met" : "NOT MET" }')"
       printf '| p99 (lower is better) | %s | <= 1.00 | %s |\n' "$p99_ratio" \
         "$(awk -v r="$p99_ratio" 'BEGIN { print (r + 0 <= 1.0) ? "met" : "NOT MET" }')"
+      # The goal is judged on the medians above; the pairs show how much one round moves.
+      printf '\nRequests per CPU-second, round by round (each StoryGate round over the HAProxy round after it): %s\n' \
+        "$(paste <(column_of "$m" storygate 8) <(column_of "$m" haproxy 8) | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), ($2 > 0 ? $1 / $2 : 0) }')"
     fi
     printf '\n'
   done
