@@ -275,6 +275,27 @@ struct InactivityDeadlineTests {
         #expect(fired.count.load(ordering: .relaxed) == (stopped ? 0 : 1))
     }
 
+    @Test("touched, stopped and expiring at once, from two threads: each deadline either fires or stops, never both")
+    func raced() async throws {
+        let count = 300
+        let firings = (0..<count).map { _ in Firings() }
+        let deadlines = (0..<count).map { index in
+            InactivityDeadline(timeout: .microseconds(Int64(50 * (index % 20))), on: Self.loop) {
+                firings[index].count.add(1, ordering: .relaxed)
+            }
+        }
+        var stopped: [Bool] = []
+        for deadline in deadlines {
+            deadline.touch()
+            deadline.touch()
+            stopped.append(deadline.stop())
+        }
+        try await Self.pass(.milliseconds(30))
+        for index in 0..<count {
+            #expect(firings[index].count.load(ordering: .relaxed) == (stopped[index] ? 0 : 1), "deadline \(index)")
+        }
+    }
+
     @Test("expired: it fires once, and stop then says the connection it closed is not to be handed on")
     func expired() async throws {
         let fired = Firings()
@@ -284,8 +305,9 @@ struct InactivityDeadlineTests {
             continuation.yield()
         }
         for await _ in stream { break }
-        #expect(!deadline.stop())
+        // A touch after the expiry does not revive it.
         deadline.touch()
+        #expect(!deadline.stop())
         try await Self.pass(.milliseconds(20))
         #expect(fired.count.load(ordering: .relaxed) == 1)
     }

@@ -7,7 +7,8 @@ import Synchronization
 /// event loop and moved only when it fires early, does the rest (no timer per part).
 final class InactivityDeadline: Sendable {
     private let timeout: TimeAmount
-    /// `NIODeadline.uptimeNanoseconds` of the deadline; 0 once stopped.
+    /// `NIODeadline.uptimeNanoseconds` of the deadline; 0 once stopped or expired (whichever came first: exactly one
+    /// of them does, so a connection the deadline closed is never also handed on).
     private let deadline: Atomic<UInt64>
 
     /// Starts the clock: `expired` runs on `eventLoop` once nothing has touched the deadline for `timeout`.
@@ -20,8 +21,14 @@ final class InactivityDeadline: Sendable {
 
     /// The answer moved.
     func touch() {
-        guard self.deadline.load(ordering: .relaxed) != 0 else { return }
-        self.deadline.store((NIODeadline.now() + self.timeout).uptimeNanoseconds, ordering: .relaxed)
+        let next = (NIODeadline.now() + self.timeout).uptimeNanoseconds
+        var current = self.deadline.load(ordering: .relaxed)
+        // Never revives a deadline that was stopped or has expired meanwhile (0).
+        while current != 0 {
+            let (exchanged, found) = self.deadline.compareExchange(expected: current, desired: next, ordering: .relaxed)
+            if exchanged { return }
+            current = found
+        }
     }
 
     /// The answer ended (or failed): the deadline no longer applies. Returns false when the deadline had already
