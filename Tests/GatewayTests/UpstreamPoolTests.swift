@@ -41,29 +41,41 @@ struct UpstreamPoolTests {
         }
     }
 
-    /// Answers each request with a 200, then a moment later with a stray 400 that answers nothing, and keeps the
-    /// connection open (an upstream that answered early, then failed on the rest of the request).
+    /// Answers each request with a 200 and a stray 400 that answers nothing, and keeps the connection open (an
+    /// upstream that answered a request's head, then read the rest of it as a request of its own).
     final class StrayAnswerUpstream: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
+        /// The stray answer in the same write as the 200 (one read for the gateway), or 50 ms later.
+        let together: Bool
+
+        init(together: Bool) { self.together = together }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let request = String(buffer: self.unwrapInboundIn(data))
             guard request.hasSuffix("\r\n\r\n") else { return }
-            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
-            let stray = ByteBuffer(string: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            let answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+            let stray = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+            guard !self.together else {
+                context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: answer + stray)), promise: nil)
+                return
+            }
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: answer)), promise: nil)
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .milliseconds(50)) {
-                loopBound.value.writeAndFlush(NIOAny(stray), promise: nil)
+                loopBound.value.writeAndFlush(NIOAny(ByteBuffer(string: stray)), promise: nil)
             }
         }
     }
 
-    @Test("an upstream that sends anything while its connection waits in the pool: the connection is closed, never lent out")
-    func strayBytesWhilePooled() async throws {
+    @Test(
+        "an upstream that sends anything after its answer, in the same read or while the connection waits in the pool: the connection is closed, never lent out",
+        arguments: [true, false]
+    )
+    func strayBytesWhilePooled(together: Bool) async throws {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StrayAnswerUpstream()) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StrayAnswerUpstream(together: together)) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         defer { server.close(promise: nil) }
@@ -87,8 +99,9 @@ struct UpstreamPoolTests {
             }
         }
         #expect(status == 200)
-        // Released clean. The stray answer arrives after the answer's end, while the connection waits in the pool (or,
-        // on a busy machine, before it was put back): either way it closes. (Bounded: a connection that stayed open
+        // Released clean. The stray answer arrives with the answer (SwiftNIO's decoder finds an answer no request
+        // asked for), or after it, while the connection waits in the pool (or, on a busy machine, in the same read
+        // as the answer, or before it was put back): every way, it closes. (Bounded: a connection that stayed open
         // would hold this wait for 5 s, then fail the test.)
         pool.release(connection)
         try await withThrowingTaskGroup(of: Void.self) { group in

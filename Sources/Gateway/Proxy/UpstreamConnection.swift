@@ -39,8 +39,10 @@ extension UpstreamConnection {
 ///
 /// Two handlers share one state, both on the channel's event loop (no pool bookkeeping races with them):
 /// ``Exchange``, after the HTTP codec, follows requests and answers (interim 1xx answers are part of their exchange)
-/// and refuses a part decoded outside an exchange; ``Bytes``, before the codec, refuses bytes that arrive outside
-/// one (SwiftNIO's decoder may hold an answer that no request is waiting for, so it would never reach ``Exchange``).
+/// and refuses a part decoded outside an exchange, and any error from the codec (an answer read in the same read as
+/// the one before it, which no request asked for, is SwiftNIO's `unsolicitedResponse`); ``Bytes``, before the codec,
+/// refuses bytes that arrive outside one (SwiftNIO's decoder may hold an answer that no request is waiting for, so it
+/// would never reach ``Exchange``).
 enum UpstreamExchangeGuard {
     /// Loop-confined (hence the unchecked `Sendable`).
     final class State: @unchecked Sendable {
@@ -78,6 +80,13 @@ enum UpstreamExchangeGuard {
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             if case .head = self.unwrapOutboundIn(data) { self.state.inExchange = true }
             context.write(data, promise: promise)
+        }
+
+        /// Any error from the codec (bytes that are not an answer, an answer no request asked for) ends the
+        /// connection, whoever is reading it: the exchange in progress gets the error, then the close.
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
