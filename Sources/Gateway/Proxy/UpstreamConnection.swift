@@ -33,9 +33,11 @@ extension UpstreamConnection {
 }
 
 /// Closes an upstream connection that sends anything between exchanges: after an answer's end and before the next
-/// request's head. Such bytes answer no request (an upstream that answered early, then failed on the rest of the
-/// request it never read, writes its own error afterwards); read by the next exchange, they would pass for its
-/// answer. The direct path's connection refuses bytes outside an exchange in the same way.
+/// request's head. Such bytes answer no request (an upstream that read part of a request as one of its own — as
+/// every upstream did with a body sent unframed, before the forwarder wrote out every body's framing — answers it
+/// too); read by the next exchange, they would pass for its answer. The direct path's connection refuses bytes
+/// outside an exchange in the same way. An answer that arrives after the next request was sent cannot be told
+/// from that request's own: the guard narrows the window, it cannot close it (nor can any HTTP/1.1 proxy).
 ///
 /// Two handlers share one state, both on the channel's event loop (no pool bookkeeping races with them):
 /// ``Exchange``, after the HTTP codec, follows requests and answers (interim 1xx answers are part of their exchange)
