@@ -143,6 +143,26 @@ struct KeySetTests {
         #expect(try RSAPublicKey(publicKeyPEM: pem).bits == 2048)
     }
 
+    @Test("signatures verify under short and long public exponents, and altered ones do not", arguments: [
+        ("3", [UInt8]([3])), ("17", [17]), ("65537", [1, 0, 1]), ("2^32 - 1", [0xFF, 0xFF, 0xFF, 0xFF]),
+        ("2^32 + 15", [1, 0, 0, 0, 0x0F]), ("96 bits", [0x9C, 0x2B, 0x11, 0x07, 0x85, 0x43, 0xE1, 0x2D, 0x6A, 0x0F, 0x33, 0x01]),
+    ])
+    func publicExponents(_ name: String, _ exponent: [UInt8]) throws {
+        // Up to 32 bits the key runs its own square-and-multiply chain, above that BN_mod_exp_mont.
+        let key = RSAPrivateKey.generate(bits: 2048, publicExponent: exponent)
+        let publicKey = try key.publicKey()
+        for index in 0..<8 {
+            let message = Array("exponent \(name), message \(index)".utf8)
+            let signature = key.signRS256(message)
+            #expect(publicKey.verifyRS256(signature: signature, signedBytes: message))
+            #expect(!publicKey.verifyRS256(signature: signature, signedBytes: message + [0]))
+            var altered = signature
+            altered[1 + index * 31] ^= 0x10
+            #expect(!publicKey.verifyRS256(signature: altered, signedBytes: message))
+            #expect(!TestKeys.primaryPublicKey.verifyRS256(signature: signature, signedBytes: message))
+        }
+    }
+
     /// A SubjectPublicKeyInfo PEM for an RSA key with these big-endian numbers (RFC 8017 A.1.1, RFC 5280 §4.1).
     private static func publicKeyPEM(modulus: [UInt8], exponent: [UInt8]) -> String {
         func der(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {

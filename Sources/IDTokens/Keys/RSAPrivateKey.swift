@@ -11,9 +11,10 @@ public struct RSAPrivateKey: Sendable {
         self.key = key
     }
 
-    /// A fresh key with public exponent 65537. Slow (tens of milliseconds for 2048 bits).
-    public static func generate(bits: Int = 2048) -> RSAPrivateKey {
-        RSAPrivateKey(key: .generate(bits: bits))
+    /// A fresh key, by default with public exponent 65537 (`publicExponent` is big-endian and must be odd and
+    /// above 1). Slow (tens of milliseconds for 2048 bits).
+    public static func generate(bits: Int = 2048, publicExponent: [UInt8] = [0x01, 0x00, 0x01]) -> RSAPrivateKey {
+        RSAPrivateKey(key: .generate(bits: bits, publicExponent: publicExponent))
     }
 
     /// The unencrypted PKCS#8 PEM.
