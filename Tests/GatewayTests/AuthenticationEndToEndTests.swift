@@ -43,9 +43,9 @@ struct AuthenticationEndToEndTests {
         }
     }
 
-    @Test("rejected tokens: 401 invalid_token naming the rule, never echoing the token")
-    func rejected() async throws {
-        try await GatewayHarness.run { gateway in
+    @Test("rejected tokens: 401 invalid_token naming the rule, never echoing the token", arguments: [true, false])
+    func rejected(failureLimit: Bool) async throws {
+        try await GatewayHarness.run(configure: { if !failureLimit { $0.authFailureLimit = nil } }) { gateway in
             let now = WallClock.now()
             let cases: [(String, String, String)] = [
                 ("expired", self.minter.mint(uid: "bob", projectID: TestKeys.projectID, now: now - 7200, ttl: 3600), "expired"),
@@ -58,6 +58,8 @@ struct AuthenticationEndToEndTests {
                 ("malformed", "abc.def", "base64url"),
                 // Not token68: checked once the verified-token cache has not found it (RFC 9110 §11.2).
                 ("not token68", "abc!def.ghi.jkl", "cannot have"),
+                ("not token68 at the end of a valid token", self.minter.mint(uid: "bob", projectID: TestKeys.projectID, now: now) + "!", "cannot have"),
+                ("token68 but padded", self.minter.mint(uid: "bob", projectID: TestKeys.projectID, now: now) + "=", "base64url"),
                 ("unknown key", TokenMinter(key: TestKeys.primary, keyID: "no-such-kid").mint(uid: "bob", projectID: TestKeys.projectID, now: now), "key"),
             ]
             for (name, token, word) in cases {

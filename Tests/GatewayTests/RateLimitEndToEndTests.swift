@@ -153,6 +153,23 @@ struct RateLimitEndToEndTests {
         }
     }
 
+    @Test("a bearer token that is not token68 counts once against its address, and waits like any other once it has none left")
+    func authFailureGuardNotToken68() async throws {
+        try await GatewayHarness.run(configure: { $0.authFailureLimit = RateLimit(name: "auth-failures", capacity: 2, period: 600) }) { gateway in
+            let forged = TokenMinter(key: TestKeys.other, keyID: TestKeys.primaryKeyID)
+            let notToken68 = TokenMinter(key: TestKeys.primary, keyID: TestKeys.primaryKeyID)
+                .mint(uid: "bob", projectID: TestKeys.projectID, now: WallClock.now()) + "!"
+            let first = try await gateway.me(token: notToken68)
+            #expect(first.status == 401)
+            #expect(first.errorMessage?.contains("cannot have") == true)
+            // One failure so far, not two: a forged token is still verified.
+            #expect(try await gateway.me(token: forged.mint(uid: "x", projectID: TestKeys.projectID, now: WallClock.now())).status == 401)
+            // None left: both wait.
+            #expect(try await gateway.me(token: notToken68).status == 429)
+            #expect(try await gateway.me(token: forged.mint(uid: "y", projectID: TestKeys.projectID, now: WallClock.now())).status == 429)
+        }
+    }
+
     @Test("X-Forwarded-For is believed only from trusted proxies")
     func trustedProxies() async throws {
         try await GatewayHarness.run(

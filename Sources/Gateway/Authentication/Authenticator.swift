@@ -84,16 +84,26 @@ public struct Authenticator: Sendable {
             if let cached = self.tokens.cached(token) {
                 return .identified(Identity(uid: cached.uid, source: .firebase, token: cached))
             }
-            // Not a token the cache holds: its characters are checked now (`extract` left them).
-            guard Credentials.isToken68(token) else { throw self.malformed(Credentials.notToken68, clientAddress: clientAddress) }
+            // Not a token the cache holds. Its characters (`extract` left them) are checked only once it has
+            // failed, with the answer it would have had if checked first: a token that decodes is base64url and
+            // dots, all token68, and one that is not token68 fails to decode, before any key is looked up.
             guard let limiter = self.failureLimiter else {
-                return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
+                do {
+                    return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
+                } catch {
+                    throw self.unlessNotToken68(token, error, clientAddress: clientAddress)
+                }
             }
             let address = clientAddress()
-            try limiter.refuseIfExhausted(address)
+            do {
+                try limiter.refuseIfExhausted(address)
+            } catch {
+                throw self.unlessNotToken68(token, error, clientAddress: clientAddress)
+            }
             do {
                 return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
             } catch {
+                guard Credentials.isToken68(token) else { throw self.malformed(Credentials.notToken68, clientAddress: clientAddress) }
                 if error.status == .unauthorized { limiter.recordFailure(address) }
                 throw error
             }
@@ -118,6 +128,11 @@ public struct Authenticator: Sendable {
     }
 
     /// A bearer value that is not a token (401 `invalid_token`, reason `malformed`).
+    /// `error`, or the answer to a bearer token that is not token68 when `token` is not.
+    private func unlessNotToken68(_ token: Substring, _ error: GatewayError, clientAddress: () -> String) -> GatewayError {
+        Credentials.isToken68(token) ? error : self.malformed(Credentials.notToken68, clientAddress: clientAddress)
+    }
+
     private func malformed(_ message: String, clientAddress: () -> String) -> GatewayError {
         self.failure(.invalidToken(message, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress)
     }
