@@ -91,15 +91,12 @@ public struct Authenticator: Sendable {
                 do {
                     return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
                 } catch {
-                    throw self.unlessNotToken68(token, error, clientAddress: clientAddress)
+                    throw Credentials.isToken68(token) ? error : self.malformed(Credentials.notToken68, clientAddress: clientAddress)
                 }
             }
+            // An address with no failures left gets its 429 whatever the token (`failure` answers a malformed one so).
             let address = clientAddress()
-            do {
-                try limiter.refuseIfExhausted(address)
-            } catch {
-                throw self.unlessNotToken68(token, error, clientAddress: clientAddress)
-            }
+            try limiter.refuseIfExhausted(address)
             do {
                 return try Self.outcome(token) { () throws(TokenVerificationError) in try self.tokens.verifyUncachedNow(token) }
             } catch {
@@ -128,11 +125,6 @@ public struct Authenticator: Sendable {
     }
 
     /// A bearer value that is not a token (401 `invalid_token`, reason `malformed`).
-    /// `error`, or the answer to a bearer token that is not token68 when `token` is not.
-    private func unlessNotToken68(_ token: Substring, _ error: GatewayError, clientAddress: () -> String) -> GatewayError {
-        Credentials.isToken68(token) ? error : self.malformed(Credentials.notToken68, clientAddress: clientAddress)
-    }
-
     private func malformed(_ message: String, clientAddress: () -> String) -> GatewayError {
         self.failure(.invalidToken(message, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress)
     }

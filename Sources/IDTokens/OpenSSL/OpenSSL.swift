@@ -44,7 +44,7 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     private let modulus: OpaquePointer
     private let exponent: OpaquePointer
     private let montgomery: OpaquePointer
-    /// The exponent when it fits in 32 bits (65537 for Google's keys), for `power(into:)`'s own chain.
+    /// The exponent when it fits in 32 bits (65537 for Google's keys), for `power`'s own chain.
     private let smallExponent: UInt32?
     private let pool = Mutex<[VerifyContext]>([])
     let bits: Int
