@@ -6,7 +6,9 @@ import NIOCore
 /// A request whose deadline passes fails with `.timeout`, but its place in the FIFO stays (its reply will still
 /// come and is dropped), so one slow reply never shifts the answers of others. A connection whose oldest request
 /// has waited longer than `stallLimit` is closed so the pool replaces it. When the connection closes, every
-/// pending request fails with `.unavailable`.
+/// pending request fails with `.unavailable` (or the error that made this handler close it), except those whose
+/// command never left SwiftNIO's write queue: their write fails first, and `RedisConnection.send` reports them as
+/// not sent, safe to send again on another connection.
 final class RedisCommandHandler: ChannelDuplexHandler {
     typealias InboundIn = RESPValue
     typealias OutboundIn = RedisRequest
@@ -22,6 +24,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     private var pending = CircularBuffer<Pending>(initialCapacity: 16)
     private var nextID: UInt64 = 0
     private var isClosed = false
+    /// Why this handler is closing the connection, for the requests still pending when it closes.
+    private var closingError: RateLimitStoreError?
     private let stallLimit: TimeAmount
 
     init(stallLimit: TimeAmount) {
@@ -55,7 +59,7 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.failAll(with: .unavailable.with(detail: "connection closed"))
+        self.failAll(with: self.closingError ?? .unavailable.with(detail: "connection closed"))
         context.fireChannelInactive()
     }
 
@@ -75,9 +79,14 @@ final class RedisCommandHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Closes the connection, failing every pending request with `error`. The close comes first: SwiftNIO then
+    /// fails the writes still queued (their commands never reached Redis, and `send` marks them not sent) before
+    /// it reports the channel inactive, which fails the rest.
     private func fail(context: ChannelHandlerContext, with error: RateLimitStoreError) {
-        self.failAll(with: error)
+        self.closingError = self.closingError ?? error
         context.close(promise: nil)
+        // Already closed, or closing elsewhere: nothing may stay pending.
+        self.failAll(with: error)
     }
 
     private func failAll(with error: RateLimitStoreError) {
