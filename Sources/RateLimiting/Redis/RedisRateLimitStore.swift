@@ -86,8 +86,9 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
 
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).
     ///
-    /// After `NOSCRIPT` the script is sent again with `EVAL`; a check that found its connection dead before
-    /// sending is retried once on another. A check that times out may still have run in Redis.
+    /// After `NOSCRIPT` the script is sent again with `EVAL`; a check whose command never left (its connection
+    /// closed first) is retried once on another, within the same deadline. A check that times out may still have
+    /// run in Redis.
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         let deadline = NIODeadline.now() + self.timeout
@@ -103,7 +104,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
                 }
                 return try TokenBucketScript.decision(from: reply)
             } catch where error.notSent && !retried {
-                // The connection was found dead before the script was sent: safe to try once on another.
+                // The connection closed before the script left: safe to try once on another.
                 retried = true
                 continue
             }
