@@ -5,6 +5,7 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A TCP server on `127.0.0.1` and an ephemeral port that misbehaves on purpose, for fault tests:
 /// it closes, resets or answers garbage instead of speaking HTTP.
@@ -21,15 +22,25 @@ public final class LocalRawServer: LocalTestServer {
         case resetAfterRequest
         /// Reads the first bytes of the request, sends `bytes`, then closes.
         case reply([UInt8])
+        /// Accepts each connection and never reads from it: the peer's writes fill the socket buffers, then wait.
+        /// The connections close when the server shuts down.
+        case neverRead
     }
 
     /// The port the server listens on.
     public let port: Int
     private let channel: any Channel
+    /// The connections a `neverRead` server holds open (it never reads, so it would never see them close).
+    private final class Held: Sendable {
+        let channels = Mutex<[any Channel]>([])
+    }
 
-    private init(port: Int, channel: any Channel) {
+    private let held: Held
+
+    private init(port: Int, channel: any Channel, held: Held) {
         self.port = port
         self.channel = channel
+        self.held = held
     }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.
@@ -37,10 +48,14 @@ public final class LocalRawServer: LocalTestServer {
 
     /// Starts a server behaving as `behavior`; returns once it listens.
     public static func start(_ behavior: Behavior) async throws -> LocalRawServer {
+        let held = Held()
+        let neverRead = if case .neverRead = behavior { true } else { false }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.autoRead, value: !neverRead)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                if neverRead { held.channels.withLock { $0.append(channel) } }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(behavior: behavior))
                 }
             }
@@ -50,12 +65,15 @@ public final class LocalRawServer: LocalTestServer {
             try? await channel.close()
             throw ChannelError.unknownLocalAddress
         }
-        return LocalRawServer(port: port, channel: channel)
+        return LocalRawServer(port: port, channel: channel, held: held)
     }
 
-    /// Stops listening. Accepted connections are closed by their own behavior.
+    /// Stops listening. Accepted connections are closed by their own behavior, or here (`neverRead`).
     public func shutdown() async {
         try? await self.channel.close()
+        for connection in self.held.channels.withLock({ $0 }) {
+            try? await connection.close()
+        }
     }
 }
 
@@ -98,6 +116,8 @@ private final class MisbehavingHandler: ChannelInboundHandler {
             context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in
                 channel.close(promise: nil)
             }
+        case .neverRead:
+            break
         }
     }
 
