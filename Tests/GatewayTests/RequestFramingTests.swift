@@ -145,6 +145,27 @@ struct RequestFramingTests {
         }
     }
 
+    @Test(
+        "a request target with a fragment is a JSON 400 and the close (RFC 9112 §3.2), on every path, nothing forwarded",
+        arguments: DirectPathTests.Path.allCases
+    )
+    func fragment(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            for target in ["/open/echo#x", "/open/echo?q=1#x", "/open/#/../../healthz", "/healthz#", "http://a/open/echo#x"] {
+                try await Self.expectRefused("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n", port: gateway.port, vector: target)
+            }
+            try await Self.expectRefused(
+                Vector(description: "a fragment on a request with a body", fields: "Content-Length: 2\r\n", body: "hi"),
+                path: "/open/echo#x", port: gateway.port)
+            #expect(upstream.requestCount == 0)
+            // `#` percent-encoded is a path character like any other.
+            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array("GET /open/x%23y/echo?q=%23 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+            #expect(outcome.responses.map(\.status) == [200])
+            #expect(upstream.requestCount == 1)
+        }
+    }
+
     @Test("a Host that is not host[:port] is a JSON 400 and the close (RFC 9112 §3.2), on every path", arguments: DirectPathTests.Path.allCases)
     func invalidHost(path: DirectPathTests.Path) async throws {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in

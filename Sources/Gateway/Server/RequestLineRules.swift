@@ -9,7 +9,10 @@ import NIOHTTP1
 /// - an HTTP/1.0 request with `Transfer-Encoding`: faulty framing (RFC 9112 §6.1: the sender may have kept part of
 ///   the message, and whatever follows could be read as another request — a smuggling vector);
 /// - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a server MUST answer 400). An HTTP/1.0 one may have none
-///   (health checks often send none). A second `Host` line is refused by ``RequestFraming``, for every version.
+///   (health checks often send none). A second `Host` line is refused by ``RequestFraming``, for every version;
+/// - a request target with a fragment (`#`): no form of request-target has one (RFC 9112 §3.2), and left in, the
+///   gateway and an upstream could read the path two ways — `/open/x#/../admin` routed on one reading and served on
+///   another (HAProxy's CVE-2023-45539; Envoy and HAProxy refuse it too). The raw path never takes a `#`.
 ///
 /// Rewritten:
 /// - an absolute-form target (`GET http://host/path`) names the host itself, and the server must use it instead of
@@ -46,7 +49,8 @@ final class RequestLineRules: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     static func isAcceptable(_ head: HTTPRequestHead) -> Bool {
-        switch head.version {
+        guard !head.uri.utf8.contains(UInt8(ascii: "#")) else { return false }
+        return switch head.version {
         case .http1_0: !head.headers.contains(name: "transfer-encoding")
         case .http1_1: head.headers.contains(name: "host")
         default: true
