@@ -34,13 +34,21 @@ struct ProxyComponentTests {
     @Test("dot segments are refused, however encoded", arguments: [
         "/api/..", "/api/../admin", "/api/a/../../x", "/api/.", "/api/./x", "/api/%2e%2e/x", "/api/%2E%2e", "/api/.%2E/x",
         "/api/%2e/x",
+        // Split where an upstream splits: at an escaped slash (nginx decodes it first), a backslash, escaped or not.
+        "/api/..%2fadmin", "/api/..%2Fadmin", "/api/%2e%2e%2fadmin", "/api/a%2F..%2F..%2Fx", "/api/x/..%2F", "/api/..\\admin",
+        "/api/..%5cadmin", "/api/a%5C.%5Cx",
+        // A name ends at `;` (Tomcat resolves `..;x` as `..`).
+        "/api/..;/admin", "/api/..;x=1/admin", "/api/.;/x", "/api/..%3b/admin", "/api/a/..;", "/api/%2e%2e;v%2fadmin",
     ])
     func dotSegments(path: String) {
         let target = UpstreamTarget(upstream: UpstreamURL("http://h/base")!, path: .prefix("/api/"))
         #expect(target.url(path: path, query: nil) == nil)
     }
 
-    @Test("names with dots are not dot segments", arguments: ["/api/a.b", "/api/...", "/api/.hidden", "/api/x./y", "/api/%2e%2e%2e", "/api/%2ex"])
+    @Test("names with dots are not dot segments", arguments: [
+        "/api/a.b", "/api/...", "/api/.hidden", "/api/x./y", "/api/%2e%2e%2e", "/api/%2ex", "/api/a..%2fb", "/api/a%2F.b",
+        "/api/;../x", "/api/x;..", "/api/..x;", "/api/%2e%2", "/api/.%2", "/api/%zz/..x",
+    ])
     func notDotSegments(path: String) {
         let target = UpstreamTarget(upstream: UpstreamURL("http://h/base")!, path: .prefix("/api/"))
         #expect(target.url(path: path, query: nil) != nil)

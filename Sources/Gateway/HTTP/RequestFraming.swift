@@ -79,7 +79,7 @@ enum RequestFraming {
             } else {
                 while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
                     if bytes[index] == UInt8(ascii: "%") {
-                        guard index + 2 < bytes.count, Self.isHexDigit(bytes[index + 1]), Self.isHexDigit(bytes[index + 2]) else { return false }
+                        guard index + 2 < bytes.count, HexDigit.value(bytes[index + 1]) != nil, HexDigit.value(bytes[index + 2]) != nil else { return false }
                         index += 3
                         continue
                     }
@@ -109,13 +109,6 @@ enum RequestFraming {
             true
         default:
             false
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
-        default: false
         }
     }
 

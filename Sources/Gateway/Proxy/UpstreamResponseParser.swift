@@ -664,7 +664,7 @@ struct UpstreamResponseParser {
 
             switch st {
             case .sizeStart:
-                guard let value = Self.hexValue(byte) else {
+                guard let value = HexDigit.value(byte).map(Int.init) else {
                     outcome = .error(.invalid("invalid chunk size"))
                     break scan
                 }
@@ -672,7 +672,7 @@ struct UpstreamResponseParser {
                 size = value
                 st = .size
             case .size:
-                if let value = Self.hexValue(byte) {
+                if let value = HexDigit.value(byte).map(Int.init) {
                     digits += 1
                     guard digits <= 15 else {
                         outcome = .error(.invalid("chunk size too large"))
@@ -827,16 +827,6 @@ struct UpstreamResponseParser {
     @inline(__always)
     private static func isOWS(_ byte: UInt8) -> Bool {
         byte == ASCII.sp || byte == ASCII.htab
-    }
-
-    @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte &- UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte &- UInt8(ascii: "a")) + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte &- UInt8(ascii: "A")) + 10
-        default: return nil
-        }
     }
 
     private static func findLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {

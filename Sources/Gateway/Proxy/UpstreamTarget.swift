@@ -1,7 +1,8 @@
 /// Where a route's requests go: the route's prefix replaced by the upstream's base path, the query kept
 /// (`/api/hello?x=1` on route `/api/` to `http://h:p/base` is `http://h:p/base/hello?x=1`; an exact route maps
 /// to the base path itself). The path is passed on as the client sent it (percent-encoding untouched), but a
-/// path with a `.` or `..` segment (also percent-encoded) is refused: it could climb out of the base path.
+/// path with a `.` or `..` segment is refused, however it is written (``hasDotSegment(_:)``): it could climb out of
+/// the base path.
 struct UpstreamTarget: Sendable {
     /// `scheme://host:port`.
     let origin: String
@@ -51,30 +52,44 @@ struct UpstreamTarget: Sendable {
         return url
     }
 
-    /// Whether a `/`-separated segment is `.` or `..`, with each dot possibly written `%2e` or `%2E`.
+    /// Whether the path has a segment an upstream could resolve as `.` or `..`, read the ways upstreams read paths:
+    /// a dot may be written `%2e`; segments are split at `/` and also at `\`, `%2F` and `%5C` (nginx decodes an
+    /// escaped slash before it resolves dot segments, and some servers take a backslash for a slash); and a segment's
+    /// name ends at `;` or `%3B` (servlet containers such as Tomcat resolve `..;x` as `..`). The path itself is passed
+    /// on unchanged: `a%2Fb` and `a;v=1` are names like any other.
     static func hasDotSegment(_ path: Substring) -> Bool {
         let utf8 = path.utf8
         guard utf8.contains(UInt8(ascii: ".")) || utf8.contains(UInt8(ascii: "%")) else { return false }
-        for segment in utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            var dots = 0
-            var index = segment.startIndex
-            var onlyDots = true
-            while index < segment.endIndex, onlyDots {
-                if segment[index] == UInt8(ascii: ".") {
-                    dots += 1
-                    index = segment.index(after: index)
-                } else if segment[index] == UInt8(ascii: "%"), segment.distance(from: index, to: segment.endIndex) >= 3,
-                    segment[segment.index(index, offsetBy: 1)] == UInt8(ascii: "2"),
-                    segment[segment.index(index, offsetBy: 2)] | 0x20 == UInt8(ascii: "e")
-                {
-                    dots += 1
-                    index = segment.index(index, offsetBy: 3)
-                } else {
-                    onlyDots = false
-                }
+        var dots = 0
+        // The segment's name so far holds nothing but dots.
+        var onlyDots = true
+        // Still in the segment's name: no `;` yet.
+        var inName = true
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte: UInt8
+            (byte, index) = Self.decodedByte(utf8, at: index)
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                if onlyDots, dots == 1 || dots == 2 { return true }
+                dots = 0
+                onlyDots = true
+                inName = true
+            case UInt8(ascii: "."): if inName { dots += 1 }
+            case UInt8(ascii: ";"): inName = false
+            default: if inName { onlyDots = false }
             }
-            if onlyDots, dots == 1 || dots == 2 { return true }
         }
-        return false
+        return onlyDots && (dots == 1 || dots == 2)
+    }
+
+    /// The byte at `index`, a `%XX` escape decoded, and the index after it.
+    private static func decodedByte(_ utf8: Substring.UTF8View, at index: Substring.UTF8View.Index) -> (UInt8, Substring.UTF8View.Index) {
+        let byte = utf8[index]
+        let next = utf8.index(after: index)
+        guard byte == UInt8(ascii: "%"), utf8.distance(from: next, to: utf8.endIndex) >= 2,
+            let high = HexDigit.value(utf8[next]), let low = HexDigit.value(utf8[utf8.index(after: next)])
+        else { return (byte, next) }
+        return (high << 4 | low, utf8.index(next, offsetBy: 2))
     }
 }
