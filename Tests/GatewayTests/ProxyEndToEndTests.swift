@@ -47,6 +47,10 @@ struct ProxyEndToEndTests {
         ("Proxy-Authorization", "Basic eDp5"), ("Proxy-Anything", "1"), ("X-Forwarded-For", "6.6.6.6"),
         ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "evil.example"), ("Forwarded", "for=6.6.6.6"),
         ("X-Request-ID", "client-trace-1"), ("X-End-To-End", "kept"),
+        // The same variables as X-Forwarded-For and X-Forwarded-Host to a CGI, WSGI, Rack or PHP upstream.
+        ("X_Forwarded_For", "6.6.6.7"), ("X-Forwarded_Host", "evil.example"), ("X_Request_ID", "client-trace-2"),
+        // Not one of the gateway's fields: passed on as it is.
+        ("X_Custom_Trace", "kept"),
     ]
 
     @Test("request: hop-by-hop fields removed, X-Forwarded-* replaced for an untrusted peer, X-Request-ID set")
@@ -64,6 +68,7 @@ struct ProxyEndToEndTests {
             #expect(echo.values("X-Request-ID") == ["client-trace-1"])
             #expect(response.header("x-request-id") == "client-trace-1")
             #expect(echo.values("X-End-To-End") == ["kept"])
+            #expect(echo.headers.filter { $0.name.contains("_") }.map(\.name) == ["X_Custom_Trace"])
             // The upstream's own authority, set by the gateway's client.
             #expect(echo.host == "127.0.0.1:\(upstream.port)")
         }
@@ -103,6 +108,8 @@ struct ProxyEndToEndTests {
         try await ProxyFixture.run(configure: { $0.proxy.identityHeaders = ["X-User-Id", "X-Forwarded-User"] }) { gateway, _ in
             let spoofs = [
                 ("X-User-Id", "mallory"), ("x-user-id", "eve"), ("X-Forwarded-User", "mallory"),
+                // One variable to a CGI, WSGI, Rack or PHP upstream (HTTP_X_USER_ID) with the gateway's own.
+                ("X_User_Id", "mallory"), ("x-user_id", "eve"), ("X_Forwarded_User", "mallory"), ("X_StoryGate_Identity", "forged"),
                 ("X-StoryGate-Identity", IdentityAssertion.sign(uid: "mallory", requestID: "r", now: WallClock.now(), key: ProxyFixture.key)),
             ]
             let authenticated = UpstreamEcho(
@@ -111,11 +118,13 @@ struct ProxyEndToEndTests {
             #expect(authenticated.values("X-User-Id") == ["alice"])
             #expect(!authenticated.has("X-Forwarded-User"))
             #expect(!authenticated.has("X-StoryGate-Identity"))
+            #expect(!authenticated.headers.contains { $0.name.contains("_") }, "\(authenticated.headers)")
             // A route without authentication: no identity at all upstream.
             let anonymous = UpstreamEcho(try await gateway.get("/open/echo", headers: spoofs))
             #expect(!anonymous.has("X-User-Id"))
             #expect(!anonymous.has("X-Forwarded-User"))
             #expect(!anonymous.has("X-StoryGate-Identity"))
+            #expect(!anonymous.headers.contains { $0.name.contains("_") }, "\(anonymous.headers)")
         }
     }
 

@@ -9,6 +9,10 @@ import NIOHTTP1
 /// - identity is the gateway's alone: every client-sent `X-User-Id`, configured identity header and assertion
 ///   header is removed; with a verified caller, `X-User-Id: <uid>` and (with a key) a signed assertion are set —
 ///   and a caller whose uid a field cannot carry unchanged is refused (``canCarry(_:)``);
+/// - a field whose name, read with `-` for each `_`, is one of the fields these rules remove, set or believe only from
+///   a trusted peer (`X_User_Id`, `X-Forwarded_For`) is removed: CGI, WSGI, Rack and PHP upstreams see both spellings
+///   as one variable (`HTTP_X_USER_ID`), so it would pass for the gateway's own (nginx and Django's server drop
+///   every name with `_` for this reason);
 /// - `Authorization` is passed on only where the route says so;
 /// - `X-Forwarded-For`, `-Proto`, `-Host` and `Forwarded` are believed only from a peer in `TRUSTED_PROXIES`:
 ///   from one, the client's `X-Forwarded-For` is kept and the peer appended; otherwise they are replaced by the
@@ -121,6 +125,8 @@ struct UpstreamRequestHeaders: Sendable {
                 cookieWritten = true
                 output.append(name, source[.cookie] ?? field.value)
                 continue
+            } else if self.aliasesRuledField(name) {
+                continue
             }
             output.append(field)
         }
@@ -141,6 +147,13 @@ struct UpstreamRequestHeaders: Sendable {
                 output.append(self.assertionName, IdentityAssertion.sign(uid: identity.uid, requestID: requestID, now: now, key: key))
             }
         }
+    }
+
+    /// Whether `name` has a `_` and, read with `-` in its place, names a field with a rule of its own here.
+    private func aliasesRuledField(_ name: HTTPField.Name) -> Bool {
+        let canonical = name.canonicalName
+        guard canonical.utf8.contains(UInt8(ascii: "_")) else { return false }
+        return HTTPField.Name(canonical.replacing("_", with: "-")).map { self.handling[$0] != nil } ?? false
     }
 
     /// Whether a field value holds this uid exactly. A Firebase uid is any string of up to 128 characters, but a
