@@ -14,6 +14,9 @@ extension ConfigFile {
         try server.assign(&limits.headerTimeoutSeconds, "header_timeout_seconds") { value throws(ConfigurationError) in
             try value.number(in: ConfigurationBounds.timeoutSeconds)
         }
+        try server.assign(&limits.bodyTimeoutSeconds, "body_timeout_seconds") { value throws(ConfigurationError) in
+            try value.number(in: ConfigurationBounds.timeoutSeconds)
+        }
         try server.assign(&limits.idleTimeoutSeconds, "idle_timeout_seconds") { value throws(ConfigurationError) in
             try value.number(in: ConfigurationBounds.timeoutSeconds)
         }

@@ -78,6 +78,7 @@ extension GatewayConfiguration {
             ("max_header_count", Y.int(self.server.maxHeaderCount)),
             ("max_body_bytes", Y.int(self.server.maxBodyBytes)),
             ("header_timeout_seconds", Y.number(self.server.headerTimeoutSeconds)),
+            ("body_timeout_seconds", Y.number(self.server.bodyTimeoutSeconds)),
             ("idle_timeout_seconds", Y.number(self.server.idleTimeoutSeconds)),
             ("max_connections", Y.int(self.server.maxConnections)),
             ("shutdown_grace_seconds", Y.number(self.server.shutdownGraceSeconds)),

@@ -6,6 +6,7 @@
 /// | `max_header_count` | | 1...1000 header fields (431 above) | `100` |
 /// | `max_body_bytes` | `MAX_BODY_BYTES` | 0...1073741824: request body limit of routes that set none (413 above) | `10485760` (10 MiB) |
 /// | `header_timeout_seconds` | | 0.1...3600: a connection must deliver a whole request head within this (slow clients are cut off) | `10` |
+/// | `body_timeout_seconds` | | 0.1...3600: while the gateway waits for more of a request body, the client must send some within this, or the answer is 408 `REQUEST_TIMEOUT` and the connection closes | `30` |
 /// | `idle_timeout_seconds` | | 0.1...3600: a keep-alive connection with nothing to do is closed after this | `75` |
 /// | `max_connections` | `MAX_CONNECTIONS` | 1...1000000 open client connections; more wait in the accept backlog | `20000` |
 /// | `shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | 0...3600: on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
@@ -16,6 +17,7 @@ public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderCount = 100
     public var maxBodyBytes = 10 * 1024 * 1024
     public var headerTimeoutSeconds = 10.0
+    public var bodyTimeoutSeconds = 30.0
     public var idleTimeoutSeconds = 75.0
     public var maxConnections = 20_000
     public var shutdownGraceSeconds = 25.0
@@ -26,8 +28,8 @@ public struct ServerLimits: Sendable, Equatable {
 
     /// The keys of `server:`.
     static let keys = [
-        "max_header_bytes", "max_header_count", "max_body_bytes", "header_timeout_seconds", "idle_timeout_seconds", "max_connections",
-        "shutdown_grace_seconds", "direct_path", "raw_path",
+        "max_header_bytes", "max_header_count", "max_body_bytes", "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds",
+        "max_connections", "shutdown_grace_seconds", "direct_path", "raw_path",
     ]
 }
 

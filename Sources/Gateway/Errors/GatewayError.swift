@@ -49,6 +49,11 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: "The request is not valid HTTP/1.1.")
     }
 
+    /// No more of the request body came within the server's `body_timeout_seconds` (RFC 9110 §15.5.9).
+    public static func requestTimeout() -> GatewayError {
+        GatewayError(status: .requestTimeout, code: "REQUEST_TIMEOUT", message: "The rest of the request body did not arrive in time.")
+    }
+
     /// A header section over the server's size or field-count limit.
     public static func headersTooLarge() -> GatewayError {
         GatewayError(

@@ -26,6 +26,8 @@ enum RequestBodyReader {
             throw error
         } catch let error as CancellationError {
             throw error
+        } catch is RequestBodyTimeout {
+            throw GatewayError.requestTimeout()
         } catch {
             // The client broke the body off or sent a malformed one (the parser's error): the client's fault.
             throw GatewayError.unreadableRequestBody()

@@ -24,8 +24,9 @@ info:
     code the gateway produces, with its status. Besides the responses each operation lists, any path answers
     405 `METHOD_NOT_ALLOWED` (with `Allow`) to a method it does not take, an unknown path is 404 `NOT_FOUND`,
     a request the HTTP parser cannot read, whose framing is ambiguous or whose `Host` is missing (HTTP/1.1) or
-    invalid is 400 `MALFORMED_REQUEST`, and a header section over the
-    server's limits is 431 `HEADERS_TOO_LARGE` (both close the connection).
+    invalid is 400 `MALFORMED_REQUEST`, a header section over the
+    server's limits is 431 `HEADERS_TOO_LARGE`, and a request body that stops coming is 408 `REQUEST_TIMEOUT`
+    (all three close the connection).
 
     **Headers.** Every response carries `X-Request-ID`: a well-formed incoming one is kept, otherwise one is
     generated. `HEAD` is answered wherever `GET` is, with the same headers and no body.
@@ -71,6 +72,9 @@ x-error-codes:
   - status: 405
     code: METHOD_NOT_ALLOWED
     when: "the path exists, the method does not (Allow lists the methods)"
+  - status: 408
+    code: REQUEST_TIMEOUT
+    when: "the rest of a request body did not come within the server's body timeout (the connection is closed)"
   - status: 413
     code: PAYLOAD_TOO_LARGE
     when: "a request body over the route's limit (262144 bytes for the functions)"
@@ -130,6 +134,7 @@ paths:
               schema: {$ref: '#/components/schemas/StoryGenerationResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -163,6 +168,7 @@ paths:
               schema: {$ref: '#/components/schemas/ScenesResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -197,6 +203,7 @@ paths:
               schema: {$ref: '#/components/schemas/AudioSynthesisResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -245,6 +252,7 @@ paths:
               description: A scene with this avatar as the reference image.
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -286,6 +294,7 @@ paths:
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -720,6 +729,19 @@ components:
                   error:
                     properties:
                       code: {enum: [HEADERS_TOO_LARGE]}
+    RequestTimeout:
+      description: "408 `REQUEST_TIMEOUT`, the rest of the body did not come within the server's body timeout; the answer says `Connection: close` and the connection is closed."
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [REQUEST_TIMEOUT]}
     PayloadTooLarge:
       description: 413 `PAYLOAD_TOO_LARGE`, the body is over 262144 bytes (refused before it is read when declared).
       headers:

@@ -211,6 +211,7 @@ struct UpstreamForwarder: Sendable {
         switch await upload?.stop() {
         case .tooLarge?: throw Failure.tooLarge
         case .clientBodyFailed?: throw Failure.clientBodyFailed
+        case .clientBodyTimedOut?: throw Failure.clientBodyTimedOut
         default: break
         }
         if timedOut.load(ordering: .relaxed) { throw Failure.timeout }

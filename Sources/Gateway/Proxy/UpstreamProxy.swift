@@ -146,6 +146,7 @@ final class UpstreamRoute: Sendable {
         case timeout
         case tooLarge
         case clientBodyFailed
+        case clientBodyTimedOut
     }
 
     /// The error a failed exchange is answered with; upstream faults are counted and logged.
@@ -155,6 +156,8 @@ final class UpstreamRoute: Sendable {
             return GatewayError.payloadTooLarge(limit: self.maxBodyBytes)
         case .clientBodyFailed:
             return GatewayError.unreadableRequestBody()
+        case .clientBodyTimedOut:
+            return GatewayError.requestTimeout()
         case .timeout:
             self.metrics.upstreamFailed(route: self.name, kind: "timeout")
             self.logger.debug("upstream timeout", metadata: ["route": "\(self.name)", "request_id": "\(requestID)"])

@@ -18,6 +18,8 @@ final class UpstreamUpload: Sendable {
         /// Reading the client's body failed: the client went away or sent a malformed body (the upstream connection
         /// is closed).
         case clientBodyFailed
+        /// The client stopped sending its body (``RequestBodyTimeout``; the upstream connection is closed).
+        case clientBodyTimedOut
         /// Writing to the upstream failed (it closed early, perhaps after answering).
         case upstreamClosed
         /// Stopped before it could finish (the upstream answered first).
@@ -35,7 +37,7 @@ final class UpstreamUpload: Sendable {
             let result = await Self.copy(body, to: connection, limit: limit)
             // A request that cannot be sent whole ends the upstream connection: the upstream sees it cut off (never
             // a shorter body that looks complete), and an exchange already streaming the answer ends.
-            if result == .tooLarge || result == .clientBodyFailed { connection.close() }
+            if result == .tooLarge || result == .clientBodyFailed || result == .clientBodyTimedOut { connection.close() }
             upload.outcome.withLock { if $0 == .running { $0 = result } }
         }
         upload.task.withLock { $0 = task }
@@ -61,6 +63,8 @@ final class UpstreamUpload: Sendable {
             do {
                 buffer = try await iterator.next()
             } catch {
+                // A stalled client is named even when the exchange stopped the copy meanwhile (its own timeout).
+                if error is RequestBodyTimeout { return .clientBodyTimedOut }
                 return Task.isCancelled ? .stopped : .clientBodyFailed
             }
             if Task.isCancelled { return .stopped }

@@ -10,6 +10,11 @@ import NIOHTTPTypes
 ///   the first byte of a later request on a kept-alive connection; otherwise the connection is closed (Envoy's
 ///   `request_headers_timeout`, HAProxy's `timeout http-request`). A client dribbling a header a byte at a time
 ///   cannot hold a connection. Waiting between requests is the idle timeout's business.
+/// - **Stalled bodies**: while the gateway waits for more of a request body (it has asked the socket for more: a
+///   handler consuming the body slowly, or an upstream taking it slowly, asks for nothing), the client must send some
+///   within `bodyTimeout` (nginx's `client_body_timeout`, Envoy's stream idle timeout). Otherwise the handler reading
+///   the body gets ``RequestBodyTimeout`` in its place and answers 408 `REQUEST_TIMEOUT`, and the connection closes
+///   after that answer; a request already answered has its connection closed.
 /// - **Unreadable requests**: the HTTP parser's errors become a JSON answer — 431 `HEADERS_TOO_LARGE` for header
 ///   lines or counts over the limits, 400 `MALFORMED_REQUEST` for anything else — and the connection is closed.
 ///   A request has one answer at most: when the error comes in the body of a request already answered, or while
@@ -31,9 +36,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let headerTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
     private let requestIDs: RequestIDGenerator
     /// When the request head under way must be complete (nil: none under way).
     private var headerDeadline: LoopDeadline?
+    /// When more of the request body under way must have come (nil: not waiting for any).
+    private var bodyDeadline: LoopDeadline?
+    /// A request head was read, its end not yet.
+    private var bodyUnderWay = false
     private var context: ChannelHandlerContext?
     private var headsRead = 0
     /// Requests read to their end.
@@ -54,14 +64,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The handler before the HTTP decoder, through which the last answers (`writeLastAnswer`) are written as bytes.
     private weak var rawSide: RequestStartWatcher?
 
-    init(headerTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
+    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, requestIDs: RequestIDGenerator) {
         self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
         self.requestIDs = requestIDs
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.headerDeadline = LoopDeadline(on: context.eventLoop) { [weak context] in context?.close(promise: nil) }
+        // Unowned: `handlerRemoved` stops the deadline, which drops this closure.
+        self.bodyDeadline = LoopDeadline(on: context.eventLoop) { [unowned self] in self.bodyTimedOut() }
         // Raw bytes are seen before the HTTP decoder: the first byte of a request starts its head's clock.
         let rawSide = RequestStartWatcher(guard: self)
         self.rawSide = rawSide
@@ -74,19 +87,42 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
-    /// Bytes arrived: if no request is under way, a new one is starting.
+    /// Bytes arrived: more of a body under way, or, if no request is under way, a new one starting.
     fileprivate func bytesArrived() {
+        if self.bodyUnderWay { self.bodyDeadline?.set(nil) }
         guard let context, self.headsRead == self.answersWritten, self.headerDeadline?.deadline == nil else { return }
         self.armHeaderDeadline(context)
     }
 
+    /// The gateway asks the socket for more: while a body is under way, its clock runs until bytes come (a body
+    /// consumed slowly asks for nothing, so only the client's silence counts).
+    func read(context: ChannelHandlerContext) {
+        if self.bodyUnderWay, let deadline = self.bodyDeadline, deadline.deadline == nil {
+            deadline.set(.now() + self.bodyTimeout)
+        }
+        context.read()
+    }
+
+    /// No more of the body under way came in time.
+    private func bodyTimedOut() {
+        guard self.bodyUnderWay, let context else { return }
+        if self.answerInProgress || self.answersWritten >= self.headsRead {
+            // Answered already (without the rest of its body): nothing more is read on this connection.
+            context.close(promise: nil)
+            return
+        }
+        // The handler reading the body answers 408 in its place; the rest of the body is not waited for.
+        self.closeAfterAnswer = true
+        context.fireErrorCaught(RequestBodyTimeout())
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
-        self.stopHeaderTimer()
+        self.stopTimers()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.stopHeaderTimer()
+        self.stopTimers()
         self.context = nil
     }
 
@@ -94,10 +130,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             self.headsRead += 1
+            self.bodyUnderWay = true
             self.disarmHeaderDeadline()
             if head.method == .connect { self.connectRequest = self.headsRead }
         case .end:
             self.endsRead += 1
+            self.bodyUnderWay = false
+            self.bodyDeadline?.set(nil)
         case .body:
             break
         }
@@ -119,9 +158,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .body(let body) where self.connectAnswer != nil:
             self.connectAnswer?.body.writeImmutableBuffer(body)
             promise?.succeed()
-        case .head(let head):
-            if HopByHopHeaders.listsClose(head.headerFields[.connection]) { self.closeAfterAnswer = true }
+        case .head(var head):
             if head.status.kind != .informational { self.answerInProgress = true }
+            if HopByHopHeaders.listsClose(head.headerFields[.connection]) {
+                self.closeAfterAnswer = true
+            } else if self.closeAfterAnswer, head.status.kind != .informational {
+                // The connection closes after this answer (its request's body stalled): the answer says so.
+                head.headerFields[.connection] = "close"
+                context.write(self.wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)
@@ -155,6 +201,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         guard !self.answeredParseError else { return }
         self.disarmHeaderDeadline()
+        self.bodyUnderWay = false
+        self.bodyDeadline?.set(nil)
         if let parserError = error as? HTTPParserError, parserError == .closedConnection {
             // Bytes after a request that asked to close (`Connection: close`, or HTTP/1.0 without keep-alive): no
             // further request is read on the connection (RFC 9112 §9.6), and the bytes are no error of that request.
@@ -224,10 +272,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.headerDeadline?.set(nil)
     }
 
-    private func stopHeaderTimer() {
+    private func stopTimers() {
         self.headerDeadline?.stop()
+        self.bodyDeadline?.stop()
     }
 }
+
+/// No more of a request body came within the server's `body_timeout_seconds` while the gateway waited for it: what
+/// the handler reading the body gets in its place (answered 408 `REQUEST_TIMEOUT`).
+struct RequestBodyTimeout: Error {}
 
 /// Tells the guard when raw bytes arrive (it sits first in the pipeline, before the HTTP decoder), and writes the
 /// answers the guard writes as bytes.

@@ -30,7 +30,9 @@ public struct GatewayServer: Service {
                 try await responder.respond(to: request, writer: writer, channel: channel)
             },
             configuration: .init(
-                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(headerTimeout: headerTimeout, requestIDs: responder.requestIDs)],
+                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(
+                        headerTimeout: headerTimeout, bodyTimeout: .interval(seconds: limits.bodyTimeoutSeconds), requestIDs: responder.requestIDs
+                    ),],
                 idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,

@@ -277,10 +277,13 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             self.readsItself = false
             self.readHeld = false
             try? context.channel.syncOptions?.setOption(.autoRead, value: true)
-        } else if self.readHeld {
+        } else {
             self.readHeld = false
-            context.read()
         }
+        // The next read is asked for from the pipeline's tail, as SwiftNIO asks after each read, so that every handler
+        // sees it: the connection's task may hold it (backpressure), and ConnectionGuard starts a body's clock on it.
+        // (Turning `autoRead` on has already read from the socket directly; this one passes on to it.)
+        context.channel.read()
     }
 
     // MARK: DirectAnswerSink: the answer, framed as HTTP/1.1, goes straight to the socket.

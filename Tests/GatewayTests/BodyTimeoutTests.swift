@@ -1,0 +1,86 @@
+import CurlHTTP
+import Foundation
+import Testing
+import TestSupport
+
+@testable import Gateway
+
+/// A client that stops sending its request body while the gateway waits for it (nginx's `client_body_timeout`):
+/// a JSON 408 `REQUEST_TIMEOUT` that says `Connection: close`, then the close. Before, a function waited for the rest
+/// of the body for as long as the client kept the connection open.
+@Suite("Body timeout")
+struct BodyTimeoutTests {
+    static func configure(_ path: DirectPathTests.Path) -> (inout GatewayConfiguration) -> Void {
+        { configuration in
+            path.apply(to: &configuration)
+            configuration.mode = .dev
+            configuration.server.bodyTimeoutSeconds = 0.3
+        }
+    }
+
+    /// Sends `request` (a head declaring more body than follows it) and expects a 408 and the close.
+    static func expectTimedOut(_ request: String, port: Int) async throws {
+        let connection = try RawConnection(port: port)
+        connection.send(request)
+        let answer = await connection.read(for: 10)
+        let text = String(decoding: answer.bytes, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(text.prefix(80))")
+        #expect(text.lowercased().contains("\r\nconnection: close\r\n"), "\(text)")
+        let body = text.range(of: "\r\n\r\n").map { Data(text[$0.upperBound...].utf8) } ?? Data()
+        let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect((json?["error"] as? [String: Any])?["code"] as? String == "REQUEST_TIMEOUT", "\(text)")
+        #expect(answer.closed)
+    }
+
+    @Test("a function and a proxied route whose body stops coming answer 408 and close", arguments: DirectPathTests.Path.allCases)
+    func stalledBody(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: Self.configure(path)) { gateway, upstream in
+            try await Self.expectTimedOut(
+                "POST /functions/v1/extract-scenes HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100\r\n\r\n{\"story\":", port: gateway.port
+            )
+            try await Self.expectTimedOut("POST /open/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhello", port: gateway.port)
+            try await Self.expectTimedOut(
+                "PUT /open/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", port: gateway.port
+            )
+            // The gateway still answers.
+            #expect(try await gateway.get("/healthz").status == 200)
+            _ = upstream
+        }
+    }
+
+    @Test("a request answered without its body has its connection closed when the body stops coming", arguments: DirectPathTests.Path.allCases)
+    func answeredThenStalled(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: Self.configure(path)) { gateway, _ in
+            let connection = try RawConnection(port: gateway.port)
+            // `/healthz` takes no POST: a 405 at once, then nothing more is read once the body stalls.
+            connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhello")
+            let answer = await connection.read(for: 10)
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 405 "), "\(text.prefix(80))")
+            #expect(!text.contains("HTTP/1.1 408"))
+            #expect(answer.closed)
+        }
+    }
+
+    @Test("a body that keeps coming, more slowly in all than the timeout, is read whole", arguments: DirectPathTests.Path.allCases)
+    func slowButSteady(path: DirectPathTests.Path) async throws {
+        try await ProxyFixture.run(configure: { configuration in
+            Self.configure(path)(&configuration)
+            configuration.server.bodyTimeoutSeconds = 2
+        }) { gateway, upstream in
+            let connection = try RawConnection(port: gateway.port)
+            let pieces = 25
+            connection.send("POST /open/echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(pieces * 5)\r\nConnection: close\r\n\r\n")
+            for _ in 0..<pieces {
+                try await Task.sleep(for: .milliseconds(100))
+                connection.send("hello")
+            }
+            let answer = await connection.read(for: 10) { String(decoding: $0, as: UTF8.self).contains("}") }
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 "), "\(text.prefix(80))")
+            #expect(text.contains("\"bodyBytes\":\(pieces * 5)"), "\(text)")
+            #expect(upstream.requestCount == 1)
+        }
+    }
+}
