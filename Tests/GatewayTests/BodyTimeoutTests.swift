@@ -32,6 +32,18 @@ struct BodyTimeoutTests {
         #expect(answer.closed)
     }
 
+    /// POSTs `pieces` times `hello` to `path`, one every 100 ms, and returns the answer.
+    static func trickle(_ path: String, pieces: Int, port: Int) async throws -> String {
+        let connection = try RawConnection(port: port)
+        connection.send("POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: \(pieces * 5)\r\nConnection: close\r\n\r\n")
+        for _ in 0..<pieces {
+            try await Task.sleep(for: .milliseconds(100))
+            connection.send("hello")
+        }
+        let answer = await connection.read(for: 10) { String(decoding: $0, as: UTF8.self).contains("}") }
+        return String(decoding: answer.bytes, as: UTF8.self)
+    }
+
     @Test("a function and a proxied route whose body stops coming answer 408 and close", arguments: DirectPathTests.Path.allCases)
     func stalledBody(path: DirectPathTests.Path) async throws {
         try await ProxyFixture.run(configure: Self.configure(path)) { gateway, upstream in
@@ -69,18 +81,57 @@ struct BodyTimeoutTests {
             Self.configure(path)(&configuration)
             configuration.server.bodyTimeoutSeconds = 2
         }) { gateway, upstream in
-            let connection = try RawConnection(port: gateway.port)
-            let pieces = 25
-            connection.send("POST /open/echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(pieces * 5)\r\nConnection: close\r\n\r\n")
-            for _ in 0..<pieces {
-                try await Task.sleep(for: .milliseconds(100))
-                connection.send("hello")
-            }
-            let answer = await connection.read(for: 10) { String(decoding: $0, as: UTF8.self).contains("}") }
-            let text = String(decoding: answer.bytes, as: UTF8.self)
+            let text = try await Self.trickle("/open/echo", pieces: 25, port: gateway.port)
             #expect(text.hasPrefix("HTTP/1.1 200 "), "\(text.prefix(80))")
-            #expect(text.contains("\"bodyBytes\":\(pieces * 5)"), "\(text)")
+            #expect(text.contains("\"bodyBytes\":125"), "\(text)")
             #expect(upstream.requestCount == 1)
+        }
+    }
+}
+
+/// A proxied route's `timeout_seconds` with a request body (Envoy's route timeout): it counts from the request sent
+/// whole, and while the body streams up, on each part the upstream is slow to take; waiting for the client's body is
+/// not the upstream's delay.
+@Suite("Route timeout with a body")
+struct RouteTimeoutWithBodyTests {
+    @Test("a body streaming up for longer than the route's timeout is forwarded whole", arguments: DirectPathTests.Path.allCases)
+    func longUpload(path: DirectPathTests.Path) async throws {
+        // `/slow/` has a 0.3 s timeout; the body takes about 1.5 s to arrive.
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            let text = try await BodyTimeoutTests.trickle("/slow/echo", pieces: 15, port: gateway.port)
+            #expect(text.hasPrefix("HTTP/1.1 200 "), "\(text.prefix(80))")
+            #expect(text.contains("\"bodyBytes\":75"), "\(text)")
+            #expect(upstream.requestCount == 1)
+        }
+    }
+
+    @Test("an upstream that stops taking the body is a 504 at the route's timeout", arguments: DirectPathTests.Path.allCases)
+    func upstreamStopsReading(path: DirectPathTests.Path) async throws {
+        try await withLocalRawServer(.neverRead) { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                path.apply(to: &configuration)
+                configuration.routes.append(
+                    RouteConfiguration(
+                        path: .prefix("/deaf/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(upstream.port)")!), auth: .none,
+                        timeoutSeconds: 0.3, maxBodyBytes: 256 * 1024 * 1024
+                    )
+                )
+            }) { gateway in
+                // More than the sockets between the gateway and the upstream hold, sent from a thread of its own (the
+                // sends block once the gateway stops reading).
+                let connection = try RawConnection(port: gateway.port)
+                let size = 64 * 1024 * 1024
+                connection.send("POST /deaf/x HTTP/1.1\r\nHost: x\r\nContent-Length: \(size)\r\n\r\n")
+                let sender = Thread {
+                    let chunk = String(repeating: "a", count: 1024 * 1024)
+                    for _ in 0..<64 { connection.send(chunk) }
+                }
+                sender.start()
+                let answer = await connection.read(for: 20) { String(decoding: $0, as: UTF8.self).contains("}") }
+                let text = String(decoding: answer.bytes, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 504 "), "\(text.prefix(80))")
+                #expect(text.contains("\"code\":\"UPSTREAM_TIMEOUT\""), "\(text)")
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ public import HTTPTypes
 /// | `auth` | `required`, `optional`, `none` | `required` |
 /// | `rate_limit` | the name of a configured limit (needs `auth: required`) | none |
 /// | `cost` | tokens one request takes, 0.001...1000000000 (needs `rate_limit`) | `1` |
-/// | `timeout_seconds` | 0.1...3600: the upstream's answer deadline, for the head and then for each pause in the answer (upstream routes only) | `30` |
+/// | `timeout_seconds` | 0.1...3600: the upstream's deadline: for the response head once the request is sent whole, for each body part it takes, then for each pause in the answer (upstream routes only) | `30` |
 /// | `max_body_bytes` | 0...1073741824: request body limit, 413 above it | `ServerLimits.maxBodyBytes` |
 /// | `forward_authorization` | pass the client's `Authorization` header upstream (upstream routes only) | `false` |
 /// | `name` | a label for logs and metrics, unique in the table | the builtin name, or the path |

@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import Prometheus
 import NIOHTTPTypes
-import Synchronization
 
 /// Forwards one route's requests to its upstream and streams the answer back. Everything that does not depend
 /// on the request (the upstream, the header rules, the limits) is worked out once, when the route is built.
@@ -13,10 +12,12 @@ import Synchronization
 /// A request's life, all on the client connection's event loop: a declared `Content-Length` over the limit is a
 /// 413 before anything is sent; a pooled keep-alive connection on the same event loop (or a new one) carries the
 /// head and then the body, streamed and counted (cut off with 413 past the limit); the route's timeout bounds the
-/// wait for the response head (504); a failure before the head is a 502 (an idempotent request without a body that
-/// fails on a reused connection — one the upstream closed meanwhile — is retried once on a new connection); after
-/// the head, status, fields (less the hop-by-hop ones) and body pass through unchanged, streamed, and the connection
-/// goes back to the pool once the answer has been read to its end.
+/// wait for the response head once the request is sent, and each part of the body the upstream is slow to take
+/// (504, ``ExchangeTimeout``); a client that stops sending its body is a 408 (``ConnectionGuard``); a failure before
+/// the head is a 502 (an idempotent request without a body that fails on a reused connection — one the upstream
+/// closed meanwhile — is retried once on a new connection); after the head, status, fields (less the hop-by-hop ones)
+/// and body pass through unchanged, streamed, and the connection goes back to the pool once the answer has been read
+/// to its end.
 struct UpstreamForwarder: Sendable {
     let route: UpstreamRoute
     /// The task path's connections.
@@ -167,17 +168,14 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// One exchange up to the response head. A body streams up in its own task while the head is awaited (an
-    /// upstream may answer, or mirror, before it has read everything). The route's timeout and the client going
-    /// away both close the upstream connection, which ends whatever is waiting on it.
+    /// upstream may answer, or mirror, before it has read everything). The route's timeout (``ExchangeTimeout``: from
+    /// the request sent whole, and on each part of a body the upstream is slow to take) and the client going away both
+    /// close the upstream connection, which ends whatever is waiting on it.
     private func send(
         _ head: HTTPRequest, body: RequestBody?, on connection: UpstreamConnection, context: RequestContext
     ) async throws -> (HTTPResponse, UpstreamUpload?) {
-        let timedOut = Atomic<Bool>(false)
-        let timer = connection.channel.eventLoop.scheduleTask(in: self.route.timeout) {
-            timedOut.store(true, ordering: .relaxed)
-            connection.close()
-        }
-        defer { timer.cancel() }
+        let clock = ExchangeTimeout(timeout: self.route.timeout, connection: connection)
+        defer { clock.finish() }
         let watcher = await context.closeWatcher()
         watcher?.watch { connection.close() }
         defer { watcher?.unwatch() }
@@ -185,9 +183,12 @@ struct UpstreamForwarder: Sendable {
         do {
             try await withTaskCancellationHandler {
                 if let body {
+                    clock.start()
                     try await connection.outbound.write(.head(head))
-                    upload = UpstreamUpload.start(body, to: connection, limit: self.route.maxBodyBytes)
+                    clock.pause()
+                    upload = UpstreamUpload.start(body, to: connection, limit: self.route.maxBodyBytes, clock: clock)
                 } else {
+                    clock.start()
                     // One flush, one write(2), for a request without a body.
                     try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
                 }
@@ -214,7 +215,7 @@ struct UpstreamForwarder: Sendable {
         case .clientBodyTimedOut?: throw Failure.clientBodyTimedOut
         default: break
         }
-        if timedOut.load(ordering: .relaxed) { throw Failure.timeout }
+        if clock.expired { throw Failure.timeout }
         throw Failure.unreachable("closed_before_answer")
     }
 }

@@ -31,10 +31,11 @@ final class UpstreamUpload: Sendable {
 
     private init() {}
 
-    static func start(_ body: RequestBody, to connection: UpstreamConnection, limit: Int) -> UpstreamUpload {
+    /// - Parameter clock: runs while a write to the upstream is under way, and from the request's end on.
+    static func start(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: ExchangeTimeout) -> UpstreamUpload {
         let upload = UpstreamUpload()
         let task = Task(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
-            let result = await Self.copy(body, to: connection, limit: limit)
+            let result = await Self.copy(body, to: connection, limit: limit, clock: clock)
             // A request that cannot be sent whole ends the upstream connection: the upstream sees it cut off (never
             // a shorter body that looks complete), and an exchange already streaming the answer ends.
             if result == .tooLarge || result == .clientBodyFailed || result == .clientBodyTimedOut { connection.close() }
@@ -55,7 +56,7 @@ final class UpstreamUpload: Sendable {
         }
     }
 
-    private static func copy(_ body: RequestBody, to connection: UpstreamConnection, limit: Int) async -> Outcome {
+    private static func copy(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: ExchangeTimeout) async -> Outcome {
         var received = 0
         var iterator = body.makeAsyncIterator()
         while true {
@@ -71,12 +72,16 @@ final class UpstreamUpload: Sendable {
             guard let buffer else { break }
             received += buffer.readableBytes
             guard received <= limit else { return .tooLarge }
+            clock.start()
             do {
                 try await connection.outbound.write(.body(buffer))
             } catch {
                 return .upstreamClosed
             }
+            clock.pause()
         }
+        // From the request's end on, the clock runs until the answer's head.
+        clock.start()
         do {
             try await connection.outbound.write(.end(nil))
         } catch {
