@@ -60,6 +60,18 @@ struct RequestFramingTests {
         #expect(answer.field("Connection")?.lowercased() == "close", "\(vector)")
     }
 
+    /// Sends each of `refused` (each must be a JSON 400 and the close), then `served` (a 200): only `served` reaches
+    /// the upstream.
+    static func expectOnlyServed(_ served: String, refusing refused: [String], gateway: GatewayHarness, upstream: UpstreamTestServer) async throws {
+        for request in refused {
+            try await Self.expectRefused(request, port: gateway.port, vector: request)
+        }
+        #expect(upstream.requestCount == 0)
+        let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5).run(port: gateway.port, bytes: Array(served.utf8))
+        #expect(outcome.responses.map(\.status) == [200], "\(served)")
+        #expect(upstream.requestCount == 1)
+    }
+
     @Test("built-in routes: ambiguous framing and a second Host are a JSON 400, the connection closes, nothing behind runs")
     func builtinRoutes() async throws {
         try await GatewayHarness.run(configure: Self.dev) { gateway in
@@ -131,17 +143,14 @@ struct RequestFramingTests {
     )
     func missingHost(path: DirectPathTests.Path) async throws {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
-            for request in [
-                "GET /open/echo HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nX-Host: a\r\n\r\n",
-                "GET http://a/open/echo HTTP/1.1\r\n\r\n", "POST /open/echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
-            ] {
-                try await Self.expectRefused(request, port: gateway.port, vector: request)
-            }
-            #expect(upstream.requestCount == 0)
-            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
-                .run(port: gateway.port, bytes: Array("GET /open/echo HTTP/1.0\r\n\r\n".utf8))
-            #expect(outcome.responses.map(\.status) == [200])
-            #expect(upstream.requestCount == 1)
+            try await Self.expectOnlyServed(
+                "GET /open/echo HTTP/1.0\r\n\r\n",
+                refusing: [
+                    "GET /open/echo HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nX-Host: a\r\n\r\n",
+                    "GET http://a/open/echo HTTP/1.1\r\n\r\n", "POST /open/echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
+                ],
+                gateway: gateway, upstream: upstream
+            )
         }
     }
 
@@ -151,18 +160,13 @@ struct RequestFramingTests {
     )
     func fragment(path: DirectPathTests.Path) async throws {
         try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
-            for target in ["/open/echo#x", "/open/echo?q=1#x", "/open/#/../../healthz", "/healthz#", "http://a/open/echo#x"] {
-                try await Self.expectRefused("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n", port: gateway.port, vector: target)
-            }
-            try await Self.expectRefused(
-                Vector(description: "a fragment on a request with a body", fields: "Content-Length: 2\r\n", body: "hi"),
-                path: "/open/echo#x", port: gateway.port)
-            #expect(upstream.requestCount == 0)
-            // `#` percent-encoded is a path character like any other.
-            let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5)
-                .run(port: gateway.port, bytes: Array("GET /open/x%23y/echo?q=%23 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
-            #expect(outcome.responses.map(\.status) == [200])
-            #expect(upstream.requestCount == 1)
+            let targets = ["/open/echo#x", "/open/echo?q=1#x", "/open/#/../../healthz", "/healthz#", "http://a/open/echo#x"]
+            try await Self.expectOnlyServed(
+                // `#` percent-encoded is a path character like any other.
+                "GET /open/x%23y/echo?q=%23 HTTP/1.1\r\nHost: a\r\n\r\n",
+                refusing: targets.map { "GET \($0) HTTP/1.1\r\nHost: a\r\n\r\n" } + ["POST /open/echo#x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi"],
+                gateway: gateway, upstream: upstream
+            )
         }
     }
 
