@@ -304,6 +304,26 @@ struct InactivityDeadlineTests {
         }
     }
 
+    @Test("held: it does not fire however long it waits; touched again, it fires a timeout later")
+    func held() async throws {
+        let fired = Firings()
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        let deadline = InactivityDeadline(timeout: .milliseconds(5), on: Self.loop) {
+            fired.count.add(1, ordering: .relaxed)
+            continuation.yield()
+        }
+        deadline.hold()
+        // Past the first deadline, and past the checks a held deadline schedules for itself.
+        try await Self.pass(.milliseconds(40))
+        #expect(fired.count.load(ordering: .relaxed) == 0)
+        deadline.touch()
+        for await _ in stream { break }
+        #expect(fired.count.load(ordering: .relaxed) == 1)
+        // An expired deadline is not held (nor revived) either.
+        deadline.hold()
+        #expect(!deadline.stop())
+    }
+
     @Test("expired: it fires once, and stop then says the connection it closed is not to be handed on")
     func expired() async throws {
         let fired = Firings()

@@ -13,7 +13,7 @@ import NIOHTTPTypes
 /// 413 before anything is sent; a pooled keep-alive connection on the same event loop (or a new one) carries the
 /// head and then the body, streamed and counted (cut off with 413 past the limit); the route's timeout bounds the
 /// wait for the response head once the request is sent, and each part of the body the upstream is slow to take
-/// (504, ``ExchangeTimeout``); a client that stops sending its body is a 408 (``ConnectionGuard``); a failure before
+/// (504, ``InactivityDeadline``); a client that stops sending its body is a 408 (``ConnectionGuard``); a failure before
 /// the head is a 502 (an idempotent request without a body that fails on a reused connection — one the upstream
 /// closed meanwhile — is retried once on a new connection); after the head, status, fields (less the hop-by-hop ones)
 /// and body pass through unchanged, streamed, and the connection goes back to the pool once the answer has been read
@@ -168,14 +168,14 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// One exchange up to the response head. A body streams up in its own task while the head is awaited (an
-    /// upstream may answer, or mirror, before it has read everything). The route's timeout (``ExchangeTimeout``: from
-    /// the request sent whole, and on each part of a body the upstream is slow to take) and the client going away both
-    /// close the upstream connection, which ends whatever is waiting on it.
+    /// upstream may answer, or mirror, before it has read everything). The route's timeout (from the request sent
+    /// whole, and on each part of a body the upstream is slow to take; held while the upload waits for the client) and
+    /// the client going away both close the upstream connection, which ends whatever is waiting on it.
     private func send(
         _ head: HTTPRequest, body: RequestBody?, on connection: UpstreamConnection, context: RequestContext
     ) async throws -> (HTTPResponse, UpstreamUpload?) {
-        let clock = ExchangeTimeout(timeout: self.route.timeout, connection: connection)
-        defer { clock.finish() }
+        let clock = InactivityDeadline(timeout: self.route.timeout, on: connection.channel.eventLoop) { connection.close() }
+        defer { clock.stop() }
         let watcher = await context.closeWatcher()
         watcher?.watch { connection.close() }
         defer { watcher?.unwatch() }
@@ -183,12 +183,10 @@ struct UpstreamForwarder: Sendable {
         do {
             try await withTaskCancellationHandler {
                 if let body {
-                    clock.start()
                     try await connection.outbound.write(.head(head))
-                    clock.pause()
+                    clock.hold()
                     upload = UpstreamUpload.start(body, to: connection, limit: self.route.maxBodyBytes, clock: clock)
                 } else {
-                    clock.start()
                     // One flush, one write(2), for a request without a body.
                     try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
                 }
@@ -208,6 +206,8 @@ struct UpstreamForwarder: Sendable {
                 return (response, upload)
             }
         } catch {}
+        // Whether the deadline ended the exchange (`stop` says it got there first).
+        let timedOut = !clock.stop()
         connection.close()
         switch await upload?.stop() {
         case .tooLarge?: throw Failure.tooLarge
@@ -215,7 +215,7 @@ struct UpstreamForwarder: Sendable {
         case .clientBodyTimedOut?: throw Failure.clientBodyTimedOut
         default: break
         }
-        if clock.expired { throw Failure.timeout }
+        if timedOut { throw Failure.timeout }
         throw Failure.unreachable("closed_before_answer")
     }
 }

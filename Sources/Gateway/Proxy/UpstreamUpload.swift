@@ -31,8 +31,9 @@ final class UpstreamUpload: Sendable {
 
     private init() {}
 
-    /// - Parameter clock: runs while a write to the upstream is under way, and from the request's end on.
-    static func start(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: ExchangeTimeout) -> UpstreamUpload {
+    /// - Parameter clock: the exchange's deadline, held by the caller: touched before each write to the upstream and
+    ///   held again after it, and left running from the request's end on.
+    static func start(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: InactivityDeadline) -> UpstreamUpload {
         let upload = UpstreamUpload()
         let task = Task(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
             let result = await Self.copy(body, to: connection, limit: limit, clock: clock)
@@ -56,7 +57,7 @@ final class UpstreamUpload: Sendable {
         }
     }
 
-    private static func copy(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: ExchangeTimeout) async -> Outcome {
+    private static func copy(_ body: RequestBody, to connection: UpstreamConnection, limit: Int, clock: InactivityDeadline) async -> Outcome {
         var received = 0
         var iterator = body.makeAsyncIterator()
         while true {
@@ -72,16 +73,16 @@ final class UpstreamUpload: Sendable {
             guard let buffer else { break }
             received += buffer.readableBytes
             guard received <= limit else { return .tooLarge }
-            clock.start()
+            clock.touch()
             do {
                 try await connection.outbound.write(.body(buffer))
             } catch {
                 return .upstreamClosed
             }
-            clock.pause()
+            clock.hold()
         }
         // From the request's end on, the clock runs until the answer's head.
-        clock.start()
+        clock.touch()
         do {
             try await connection.outbound.write(.end(nil))
         } catch {

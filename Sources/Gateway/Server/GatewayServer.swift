@@ -25,14 +25,16 @@ public struct GatewayServer: Service {
         let logger = self.logger
         let limits = self.limits
         let headerTimeout = TimeAmount.interval(seconds: limits.headerTimeoutSeconds)
+        let bodyTimeout = TimeAmount.interval(seconds: limits.bodyTimeoutSeconds)
         let http1 = HTTP1Channel(
             responder: { request, writer, channel in
                 try await responder.respond(to: request, writer: writer, channel: channel)
             },
             configuration: .init(
-                additionalChannelHandlers: [ClientCloseWatcher(), ConnectionGuard(
-                        headerTimeout: headerTimeout, bodyTimeout: .interval(seconds: limits.bodyTimeoutSeconds), requestIDs: responder.requestIDs
-                    ),],
+                additionalChannelHandlers: [
+                    ClientCloseWatcher(),
+                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, requestIDs: responder.requestIDs),
+                ],
                 idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
