@@ -25,15 +25,22 @@ public final class LocalRawServer: LocalTestServer {
         /// Accepts each connection and never reads from it: the peer's writes fill the socket buffers, then wait.
         /// The connections close when the server shuts down.
         case neverRead
+        /// Answers the first read on each connection with `first` and keeps the connection; answers every later read
+        /// with `then` and closes it. Each read counts as a request (``readCount``).
+        case firstThen(first: [UInt8], then: [UInt8])
     }
 
     /// The port the server listens on.
     public let port: Int
     private let channel: any Channel
     /// The connections a `neverRead` server holds open (it never reads, so it would never see them close).
-    private final class Held: Sendable {
+    fileprivate final class Held: Sendable {
         let channels = Mutex<[any Channel]>([])
+        let reads = Atomic<Int>(0)
     }
+
+    /// Reads the server has had, on all its connections (a request each, for a client that sends one per write).
+    public var readCount: Int { self.held.reads.load(ordering: .relaxed) }
 
     private let held: Held
 
@@ -56,7 +63,7 @@ public final class LocalRawServer: LocalTestServer {
             .childChannelInitializer { channel in
                 if neverRead { held.channels.withLock { $0.append(channel) } }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(behavior: behavior))
+                    try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(behavior: behavior, held: held))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -83,10 +90,12 @@ private final class MisbehavingHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let behavior: LocalRawServer.Behavior
+    private let held: LocalRawServer.Held
     private var acted = false
 
-    init(behavior: LocalRawServer.Behavior) {
+    init(behavior: LocalRawServer.Behavior, held: LocalRawServer.Held) {
         self.behavior = behavior
+        self.held = held
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -98,6 +107,17 @@ private final class MisbehavingHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        self.held.reads.add(1, ordering: .relaxed)
+        if case .firstThen(let first, let then) = self.behavior {
+            let channel = context.channel
+            if self.acted {
+                context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: then))).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                self.acted = true
+                context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: first)), promise: nil)
+            }
+            return
+        }
         guard !self.acted else { return }
         self.acted = true
         switch self.behavior {
@@ -116,7 +136,7 @@ private final class MisbehavingHandler: ChannelInboundHandler {
             context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: bytes))).whenComplete { _ in
                 channel.close(promise: nil)
             }
-        case .neverRead:
+        case .neverRead, .firstThen:
             break
         }
     }

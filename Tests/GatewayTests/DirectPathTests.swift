@@ -174,6 +174,44 @@ struct DirectPathTests {
         }
     }
 
+    @Test(
+        "a client that half-closes after a request with a body, or on any path, still gets the upstream's answer (not a 502)",
+        arguments: Path.allCases
+    )
+    func halfCloseAfterBody(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+            let requests = [
+                "POST /open/echo/1 HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello",
+                "PUT /open/echo/2 HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                "GET /open/echo/3 HTTP/1.1\r\nHost: t\r\n\r\n",
+            ]
+            for request in requests {
+                let outcome = await RawHTTPExchange(heads: [false], halfClose: true, stallSeconds: 5).run(port: gateway.port, bytes: Array(request.utf8))
+                #expect(outcome.responses.map(\.status) == [200], "\(request): \(String(decoding: outcome.raw, as: UTF8.self))")
+            }
+        }
+    }
+
+    @Test(
+        "a Content-Length of 19 or 20 digits (10^18 up to 2^64-1) is a 413 before the upstream is contacted; past 2^64-1, a 400",
+        arguments: Path.allCases
+    )
+    func hugeContentLength(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            let lengths = ["1000000000000000000", "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616"]
+            for route in ["/small/echo", "/open/echo"] {
+                for length in lengths {
+                    let request = "POST \(route) HTTP/1.1\r\nHost: t\r\nContent-Length: \(length)\r\n\r\nabc"
+                    let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5).run(port: gateway.port, bytes: Array(request.utf8))
+                    let expected = length.count > 19 && length > "18446744073709551615" ? 400 : 413
+                    #expect(outcome.responses.map(\.status) == [expected], "\(route) \(length): \(String(decoding: outcome.raw, as: UTF8.self))")
+                    #expect(outcome.responses.first?.field("connection") == "close")
+                }
+            }
+            #expect(upstream.requestCount == 0)
+        }
+    }
+
     @Test("raw path: a method no route takes, known to SwiftNIO or not (a method is any token, RFC 9110 §9.1), is a 405 with Allow; the connection goes on")
     func unknownMethod() async throws {
         try await ProxyFixture.run(configure: { Path.raw.apply(to: &$0) }) { gateway, upstream in
@@ -218,6 +256,32 @@ struct DirectPathTests {
                 )
                 #expect(outcome.responses.map(\.status) == [502, 200], "\(String(decoding: outcome.raw, as: UTF8.self))")
                 #expect(outcome.responses.first?.errorCode == "UPSTREAM_ERROR")
+            }
+        }
+    }
+
+    @Test(
+        "an unusable answer on a pooled connection is a 502 and the request is not sent again (only a connection closed without a word is retried)",
+        arguments: Path.allCases, Self.invalidUpstreamAnswers + [
+            "HTTP/1.1 200 OK\r\nX-A: a\r\n folded\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n",
+        ]
+    )
+    func invalidAnswerNotRetried(path: Path, answer: String) async throws {
+        let good = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        try await withLocalRawServer(.firstThen(first: Array(good.utf8), then: Array(answer.utf8))) { upstream in
+            try await GatewayHarness.run(configure: { configuration in
+                configuration.routes.append(
+                    RouteConfiguration(path: .prefix("/bad/"), target: .upstream(UpstreamURL("\(upstream.baseURL)/base")!), auth: .none)
+                )
+                path.apply(to: &configuration)
+            }) { gateway in
+                // Pipelined on one client connection: the second request goes out on the upstream connection the first pooled.
+                let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
+                    port: gateway.port, bytes: Array("GET /bad/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /bad/2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+                )
+                #expect(outcome.responses.map(\.status) == [200, 502], "\(String(decoding: outcome.raw, as: UTF8.self))")
+                #expect(upstream.readCount == 2)
             }
         }
     }

@@ -128,6 +128,21 @@ struct ProxyEndToEndTests {
         }
     }
 
+    @Test("hop-by-hop fields spelt with _ never reach the upstream (CGI and WSGI read them as the real fields)")
+    func hopByHopAliases() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let aliases = [
+                ("Transfer_Encoding", "gzip"), ("Proxy_Authorization", "Basic eDp5"), ("Keep_Alive", "timeout=5"),
+                ("Proxy_Connection", "keep-alive"), ("Content_Length", "5"), ("X_Kept_Field", "yes"),
+            ]
+            for path in ["/open/echo", "/open/echo?x"] {
+                let echo = UpstreamEcho(try await gateway.get(path, headers: aliases))
+                let names = echo.headers.map { $0.name.lowercased() }
+                #expect(names.filter { $0.contains("_") } == ["x_kept_field"], "\(echo.headers)")
+            }
+        }
+    }
+
     @Test("prod: a spoofed X-User-Id alone is no credential (401, nothing forwarded)")
     func spoofedUserIDAlone() async throws {
         try await ProxyFixture.run { gateway, upstream in

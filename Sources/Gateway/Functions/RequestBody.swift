@@ -4,11 +4,11 @@ import NIOCore
 
 /// Reads a request body into memory, at most `limit` bytes (413 above it).
 enum RequestBodyReader {
-    /// A declared `Content-Length` over the limit: refuse before reading anything.
+    /// A declared `Content-Length` over the limit: refuse before reading anything. `RequestFraming.check` has made
+    /// sure the value is one run of digits, so one too long for an `Int` is over any limit.
     static func refuseIfDeclaredTooLarge(_ headers: HTTPFields, limit: Int) throws(GatewayError) {
-        if let declared = headers[.contentLength].flatMap(Int.init), declared > limit {
-            throw GatewayError.payloadTooLarge(limit: limit)
-        }
+        guard let declared = headers[.contentLength] else { return }
+        if Int(declared).map({ $0 > limit }) ?? true { throw GatewayError.payloadTooLarge(limit: limit) }
     }
 
     /// The whole body; 413 as soon as it passes `limit`. The rest is not read: the refusal closes the connection

@@ -11,8 +11,9 @@ protocol DirectUpstreamReceiver: AnyObject {
     /// A batch of reads is over: what was written on may be flushed.
     func upstreamReadComplete()
     func upstreamEnd()
-    /// The connection failed or closed before the response's end; `timedOut`: because the head did not come in time.
-    func upstreamFailed(timedOut: Bool)
+    /// The connection failed or closed before the response's end; `timedOut`: because the head did not come in time;
+    /// `answered`: the upstream had sent bytes of an answer (perhaps ones refused as malformed), so it has read the request.
+    func upstreamFailed(timedOut: Bool, answered: Bool)
 }
 
 /// A keep-alive HTTP/1.1 connection to an upstream, driven by callbacks on its event loop (no task, no async
@@ -36,6 +37,8 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     /// The exchange's timeout: for the head, then for each pause in the answer.
     private var timeout = TimeAmount.seconds(30)
     private var timedOut = false
+    /// The upstream has sent bytes since the exchange's request left.
+    private var answered = false
 
     var isActive: Bool { self.context?.channel.isActive ?? false }
 
@@ -58,11 +61,12 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     func send(_ head: UpstreamRequestHead, to receiver: any DirectUpstreamReceiver, timeout: TimeAmount) {
         guard let context, context.channel.isActive else {
             self.isReusable = false
-            receiver.upstreamFailed(timedOut: false)
+            receiver.upstreamFailed(timedOut: false, answered: false)
             return
         }
         self.receiver = receiver
         self.timedOut = false
+        self.answered = false
         self.timeout = timeout
         self.parser.expectResponse(toHEAD: head.method == .head)
         self.setDeadline(.now() + timeout)
@@ -99,6 +103,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = self.unwrapInboundIn(data)
+        if self.receiver != nil { self.answered = true }
         var ended = false
         var moved = false
         do {
@@ -157,7 +162,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         if ended { self.deliver(.end) }
         let receiver = self.receiver
         self.receiver = nil
-        receiver?.upstreamFailed(timedOut: self.timedOut)
+        receiver?.upstreamFailed(timedOut: self.timedOut, answered: self.answered)
         context.fireChannelInactive()
     }
 

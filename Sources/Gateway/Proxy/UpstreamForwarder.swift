@@ -3,6 +3,7 @@ import HummingbirdCore
 import IDTokens
 import Logging
 import NIOCore
+import NIOHTTP1
 import Prometheus
 import NIOHTTPTypes
 
@@ -144,7 +145,9 @@ struct UpstreamForwarder: Sendable {
         do {
             let (response, upload) = try await self.send(head, body: body, on: connection, context: context)
             return (connection, response, upload)
-        } catch Failure.unreachable where reused && body == nil && UpstreamRoute.retriesOnStaleConnection(head.method) && !Task.isCancelled {
+        } catch Failure.unreachable(Self.closedBeforeAnswer)
+            where reused && body == nil && UpstreamRoute.retriesOnStaleConnection(head.method) && !Task.isCancelled
+        {
             let fresh = try await self.newConnection(on: context.channel.eventLoop)
             let (response, upload) = try await self.send(head, body: body, on: fresh, context: context)
             return (fresh, response, upload)
@@ -177,9 +180,12 @@ struct UpstreamForwarder: Sendable {
         let clock = InactivityDeadline(timeout: self.route.timeout, on: connection.channel.eventLoop) { connection.close() }
         defer { clock.stop() }
         let watcher = await context.closeWatcher()
-        watcher?.watch { connection.close() }
+        // A client that half-closes after its request still gets the answer (RFC 9112 §9.6).
+        watcher?.watch(onHalfClose: false) { connection.close() }
         defer { watcher?.unwatch() }
         var upload: UpstreamUpload?
+        // The upstream has sent something (perhaps refused as malformed), so it has read the request: never sent again.
+        var answered = false
         do {
             try await withTaskCancellationHandler {
                 if let body {
@@ -194,17 +200,22 @@ struct UpstreamForwarder: Sendable {
                 connection.close()
             }
             while let part = try await connection.next() {
+                answered = true
                 guard case .head(let response) = part else { continue }
-                // Interim answers (1xx) are not passed on; the final head follows.
-                if response.status.kind == .informational { continue }
+                // Interim answers (1xx) are not passed on; the final head follows. The gateway never switches protocols.
+                if response.status.kind == .informational, response.status != .switchingProtocols { continue }
                 // Refused, as the direct path's parser refuses them, never passed on: a status outside 100–599 (not
                 // HTTP, RFC 9110 §15; SwiftNIO's parser reads `099` as 99), and a transfer coding other than
                 // `chunked` (SwiftNIO's parser undoes only the chunking, so `gzip, chunked` would go on as gzip
                 // bytes with nothing saying so).
-                let passable = response.status.kind != .invalid && RequestFraming.hasChunkedOrNoTransferCoding(response.headerFields)
+                let passable =
+                    response.status.kind != .invalid && response.status != .switchingProtocols
+                    && RequestFraming.hasChunkedOrNoTransferCoding(response.headerFields)
                 guard passable else { break }
                 return (response, upload)
             }
+        } catch is HTTPParserError {
+            answered = true
         } catch {}
         // Whether the deadline ended the exchange (`stop` says it got there first).
         let timedOut = !clock.stop()
@@ -216,6 +227,9 @@ struct UpstreamForwarder: Sendable {
         default: break
         }
         if timedOut { throw Failure.timeout }
-        throw Failure.unreachable("closed_before_answer")
+        throw Failure.unreachable(answered ? "invalid_answer" : Self.closedBeforeAnswer)
     }
+
+    /// The failure of an exchange whose connection closed before the upstream sent anything: the one retried.
+    static let closedBeforeAnswer = "closed_before_answer"
 }

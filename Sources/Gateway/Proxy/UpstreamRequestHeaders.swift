@@ -10,7 +10,7 @@ import NIOHTTP1
 ///   header is removed; with a verified caller, `X-User-Id: <uid>` and (with a key) a signed assertion are set —
 ///   and a caller whose uid a field cannot carry unchanged is refused (``canCarry(_:)``);
 /// - a field whose name, read with `-` for each `_`, is one of the fields these rules remove, set or believe only from
-///   a trusted peer (`X_User_Id`, `X-Forwarded_For`) is removed: CGI, WSGI, Rack and PHP upstreams see both spellings
+///   a trusted peer, or a hop-by-hop field (`X_User_Id`, `X-Forwarded_For`, `Transfer_Encoding`) is removed: CGI, WSGI, Rack and PHP upstreams see both spellings
 ///   as one variable (`HTTP_X_USER_ID`), so it would pass for the gateway's own (nginx and Django's server drop
 ///   every name with `_` for this reason);
 /// - `Authorization` is passed on only where the route says so;
@@ -149,11 +149,12 @@ struct UpstreamRequestHeaders: Sendable {
         }
     }
 
-    /// Whether `name` has a `_` and, read with `-` in its place, names a field with a rule of its own here.
+    /// Whether `name` has a `_` and, read with `-` in its place, names a field with a rule of its own here or a
+    /// hop-by-hop field (`Transfer_Encoding`, `Proxy_Authorization`, `Keep_Alive`).
     private func aliasesRuledField(_ name: HTTPField.Name) -> Bool {
         let canonical = name.canonicalName
         guard canonical.utf8.contains(UInt8(ascii: "_")) else { return false }
-        return HTTPField.Name(canonical.replacing("_", with: "-")).map { self.handling[$0] != nil } ?? false
+        return HTTPField.Name(canonical.replacing("_", with: "-")).map { self.handling[$0] != nil || HopByHopHeaders.isHopByHop($0) } ?? false
     }
 
     /// Whether a field value holds this uid exactly. A Firebase uid is any string of up to 128 characters, but a

@@ -1,8 +1,9 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Watches a connection for the client going away (its half of the connection closed, or the whole channel),
-/// without reading anything itself, so a handler can cancel expensive work nobody will receive.
+/// Watches a connection for the client going away, without reading anything itself, so a handler can cancel work
+/// nobody will receive. Two degrees of going away: the client's half of the connection closed (it sends nothing
+/// more, and may still read: RFC 9112 §9.6 lets a client half-close after its request), or the whole channel.
 ///
 /// One callback at a time: HummingbirdCore handles a connection's requests one after another, and each handler
 /// that watches removes its callback when it is done, so a long-lived keep-alive connection holds nothing per
@@ -10,18 +11,30 @@ import NIOCore
 final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
 
-    private let state: NIOLockedValueBox<(closed: Bool, callback: (@Sendable () -> Void)?)>
+    private struct State {
+        var inputClosed = false
+        var inactive = false
+        var callback: (@Sendable () -> Void)?
+        /// The callback runs on the half-close too, not only once the channel is gone.
+        var onHalfClose = true
+    }
+
+    private let state: NIOLockedValueBox<State>
 
     /// - Parameter alreadyClosed: a watcher for a connection that is gone already (its callbacks run at once).
     init(alreadyClosed: Bool = false) {
-        self.state = NIOLockedValueBox((alreadyClosed, nil))
+        self.state = NIOLockedValueBox(State(inputClosed: alreadyClosed, inactive: alreadyClosed))
     }
 
     /// Runs `callback` once if the client goes away before ``unwatch()`` (at once if it already has).
-    func watch(_ callback: @escaping @Sendable () -> Void) {
+    /// - Parameter onHalfClose: whether a client that has only closed its sending half counts as gone. Work whose
+    ///   answer is cheap to wait for (a proxied exchange, as HAProxy without `abortonclose`) says false; expensive
+    ///   work (an AI function) says true, since most clients that stop sending have left.
+    func watch(onHalfClose: Bool = true, _ callback: @escaping @Sendable () -> Void) {
         let runNow = self.state.withLockedValue { state -> Bool in
-            if state.closed { return true }
+            if state.inactive || (onHalfClose && state.inputClosed) { return true }
             state.callback = callback
+            state.onHalfClose = onHalfClose
             return false
         }
         if runNow { callback() }
@@ -37,21 +50,22 @@ final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, 
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed { self.closed() }
+        if let event = event as? ChannelEvent, event == .inputClosed { self.closed(whole: false) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.closed()
+        self.closed(whole: true)
         context.fireChannelInactive()
     }
 
-    private func closed() {
+    private func closed(whole: Bool) {
         let callback = self.state.withLockedValue { state -> (@Sendable () -> Void)? in
-            guard !state.closed else { return nil }
-            state.closed = true
-            defer { state.callback = nil }
-            return state.callback
+            state.inputClosed = true
+            if whole { state.inactive = true }
+            guard let callback = state.callback, whole || state.onHalfClose else { return nil }
+            state.callback = nil
+            return callback
         }
         callback?()
     }

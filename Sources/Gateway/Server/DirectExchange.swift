@@ -132,14 +132,17 @@ final class DirectExchange: DirectUpstreamReceiver {
         self.finish(status: status)
     }
 
-    func upstreamFailed(timedOut: Bool) {
+    func upstreamFailed(timedOut: Bool, answered: Bool) {
         switch self.state {
         case .waitingForHead:
             self.connection = nil
             if timedOut {
                 self.fail(.timeout)
+            } else if answered {
+                // The upstream read the request and answered with something unusable: never sent again.
+                self.fail(.unreachable("invalid_answer"))
             } else if self.reused, !self.retried, UpstreamRoute.retriesOnStaleConnection(self.head.method) {
-                // A pooled connection the upstream had closed: once more, on a new one.
+                // A pooled connection the upstream had closed without a word: once more, on a new one.
                 self.retried = true
                 self.connect()
             } else {
