@@ -47,7 +47,7 @@ struct RawRequestHeadTests {
 
     @Test("a head it takes is read exactly as SwiftNIO reads it", arguments: Self.taken)
     func agreesWithNIO(_ text: String) throws {
-        guard case .complete(let raw, let authorization, let length) = Self.parse(text) else {
+        guard case .complete(let raw, let authorization, let length, _) = Self.parse(text) else {
             Issue.record("not taken: \(text.debugDescription)")
             return
         }
@@ -80,7 +80,7 @@ struct RawRequestHeadTests {
     @Test("pipelined heads: the first one's length, the rest left")
     func pipelined() {
         let first = "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
-        guard case .complete(let head, _, let length) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
+        guard case .complete(let head, _, let length, _) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
             Issue.record("not taken")
             return
         }

@@ -38,15 +38,20 @@ public struct Authenticator: Sendable {
         case .identified(let identity):
             return identity
         case .needsKeyRefetch(let token):
-            // `identifyNow` has already applied the failure limiter's refusal.
-            do {
-                let verified = try await self.tokens.verifyUncached(token)
-                return Identity(uid: verified.uid, source: .firebase, token: verified)
-            } catch {
-                let failure = GatewayError(error)
-                if let limiter = self.failureLimiter, failure.status == .unauthorized { limiter.recordFailure(clientAddress()) }
-                throw failure
-            }
+            return try await self.identify(refetchingKeysFor: token, clientAddress: clientAddress)
+        }
+    }
+
+    /// The rest of `identify` for a token that `identifyNow` left for a certificate refetch (it has already applied
+    /// the failure limiter's refusal).
+    public func identify(refetchingKeysFor token: Substring, clientAddress: () -> String) async throws(GatewayError) -> Identity {
+        do {
+            let verified = try await self.tokens.verifyUncached(token)
+            return Identity(uid: verified.uid, source: .firebase, token: verified)
+        } catch {
+            let failure = GatewayError(error)
+            if let limiter = self.failureLimiter, failure.status == .unauthorized { limiter.recordFailure(clientAddress()) }
+            throw failure
         }
     }
 

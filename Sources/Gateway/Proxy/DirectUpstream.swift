@@ -57,7 +57,7 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         self.context = nil
     }
 
-    /// Sends a request without a body; the answer goes to `receiver`, and its head must come within `timeout`.
+    /// Sends a request (its body, if any, within `head`); the answer goes to `receiver`, and its head must come within `timeout`.
     func send(_ head: UpstreamRequestHead, to receiver: any DirectUpstreamReceiver, timeout: TimeAmount) {
         guard let context, context.channel.isActive else {
             self.isReusable = false
@@ -281,12 +281,14 @@ final class DirectUpstreamPool: Sendable {
     }
 }
 
-/// A body-less request head for an upstream, made as bytes and ready to send (and to send again, on a retry): as
-/// SwiftNIO's encoder writes the same request, `Host` from the authority first, then the fields
-/// (``UpstreamRequestHeaders`` writes them here, with no `HTTPFields` in between).
+/// A request for an upstream, made as bytes and ready to send (and to send again, on a retry): as SwiftNIO's encoder
+/// writes the same request, `Host` from the authority first, then the fields (``UpstreamRequestHeaders`` writes them
+/// here, with no `HTTPFields` in between), then the body when the client's came whole with its head.
 struct UpstreamRequestHead: FieldOutput {
     let method: HTTPRequest.Method
     private(set) var bytes: ByteBuffer
+    /// The request carries a body (it is not sent again on a new connection: see `retriesOnStaleConnection`).
+    private(set) var hasBody = false
 
     /// The request line and `Host`.
     init(method: HTTPRequest.Method, path: String, authority: String, allocator: ByteBufferAllocator) {
@@ -304,9 +306,17 @@ struct UpstreamRequestHead: FieldOutput {
         self.bytes.append(field)
     }
 
-    /// Ends the head. A request whose client declared an (empty) body, or whose method's requests carry one (POST,
-    /// PUT, PATCH), says it has none with `Content-Length: 0`.
-    mutating func end(clientSentLength: Bool) {
+    /// Ends the head, framing the body by its length, and appends the body. A request without one whose client
+    /// declared an (empty) body, or whose method's requests carry one (POST, PUT, PATCH), says so with `Content-Length: 0`.
+    mutating func end(body: ByteBuffer? = nil, clientSentLength: Bool) {
+        if let body, body.readableBytes > 0 {
+            self.hasBody = true
+            self.bytes.writeStaticString("content-length: ")
+            self.bytes.writeString(String(body.readableBytes))
+            self.bytes.writeStaticString("\r\n\r\n")
+            self.bytes.writeImmutableBuffer(body)
+            return
+        }
         if clientSentLength || self.method == .post || self.method == .put || self.method == .patch {
             self.bytes.writeStaticString("content-length: 0\r\n")
         }

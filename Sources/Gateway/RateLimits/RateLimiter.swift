@@ -71,6 +71,11 @@ public struct RateLimiter: Sendable {
     /// The headers to add to the response, or a 429 `RATE_LIMITED` (or 503 when the store fails closed).
     /// - Parameter outcome: set to `allowed`, `limited`, `shadow` or `store_error` (for the access log).
     func check(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> HTTPFields {
+        try await self.answer(rule, key: key, outcome: &outcome).fields
+    }
+
+    /// `check`'s decision as the answer's fields, written where the answer is made.
+    func answer(_ rule: RouteRateLimit, key: String, outcome: inout String) async throws(GatewayError) -> Answer {
         let rendered = try self.rendered(rule)
         let limit = rendered.limit
         let decision: RateLimitDecision
@@ -79,7 +84,7 @@ public struct RateLimiter: Sendable {
         } catch {
             throw self.storeFailed(limit, reason: "rate_limit_store_\(error.shortDescription)", outcome: &outcome)
         }
-        return try self.apply(decision, of: rendered, outcome: &outcome).fields
+        return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
     /// A limit that cannot be checked: 503 `UNAVAILABLE` (fail closed), counted as `store_error`.

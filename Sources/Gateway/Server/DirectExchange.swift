@@ -28,6 +28,8 @@ protocol DirectAnswerSink: AnyObject {
 /// connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
 final class DirectExchange: DirectUpstreamReceiver {
     private enum State {
+        /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).
+        case deciding
         case connecting
         case waitingForHead
         case streaming(status: Int)
@@ -39,7 +41,8 @@ final class DirectExchange: DirectUpstreamReceiver {
     private let responder: GatewayResponder
     private let request: DirectRequest
     private let route: UpstreamRoute
-    private let head: UpstreamRequestHead
+    /// Set once every rule has passed.
+    private var head: UpstreamRequestHead?
     private let timing: UpstreamTiming?
     private var state = State.connecting
     private var connection: DirectUpstreamConnection?
@@ -50,19 +53,48 @@ final class DirectExchange: DirectUpstreamReceiver {
     private var paused = false
 
     init(
-        sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute,
-        head: UpstreamRequestHead
+        sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute
     ) {
         self.sink = sink
         self.eventLoop = eventLoop
         self.responder = responder
         self.request = request
         self.route = route
-        self.head = head
         self.timing = responder.accessLog == nil ? nil : UpstreamTiming()
     }
 
-    func begin() {
+    /// Sends `head` upstream.
+    func begin(_ head: UpstreamRequestHead) {
+        self.head = head
+        self.begin()
+    }
+
+    /// Applies the rules that wait on I/O in a task on this event loop, then refuses the request or sends it.
+    func decide(_ pending: PendingDecision) {
+        self.state = .deciding
+        let (responder, eventLoop) = (self.responder, self.eventLoop)
+        let exchange = NIOLoopBound(self, eventLoop: eventLoop)
+        Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            let decision = await responder.decide(pending)
+            eventLoop.execute { exchange.value.decided(decision, pending) }
+        }
+    }
+
+    private func decided(_ decision: Decision, _ pending: PendingDecision) {
+        // The client may have gone meanwhile.
+        guard case .deciding = self.state else { return }
+        switch self.responder.resume(self.request, pending, decision, allocator: ByteBufferAllocator()) {
+        case .forward(_, _, let head):
+            self.begin(head)
+        case .refuse(_, let error):
+            self.responder.writeDirectError(error, for: self.request, to: self.sink)
+            self.finish(status: Int(error.status.code))
+        case .handOn, .decide:
+            preconditionFailure("resume either forwards or refuses")
+        }
+    }
+
+    private func begin() {
         if let connection = self.route.directPool.lease(on: self.eventLoop) {
             self.send(on: connection, reused: true)
         } else {
@@ -95,7 +127,8 @@ final class DirectExchange: DirectUpstreamReceiver {
         self.reused = reused
         self.state = .waitingForHead
         self.sent = .now
-        connection.send(self.head, to: self, timeout: self.route.timeout)
+        guard let head = self.head else { preconditionFailure("sent before the rules passed") }
+        connection.send(head, to: self, timeout: self.route.timeout)
     }
 
     func upstreamHead(_ head: UpstreamHead) {
@@ -141,7 +174,7 @@ final class DirectExchange: DirectUpstreamReceiver {
             } else if answered {
                 // The upstream read the request and answered with something unusable: never sent again.
                 self.fail(.unreachable("invalid_answer"))
-            } else if self.reused, !self.retried, UpstreamRoute.retriesOnStaleConnection(self.head.method) {
+            } else if self.reused, !self.retried, let head = self.head, !head.hasBody, UpstreamRoute.retriesOnStaleConnection(head.method) {
                 // A pooled connection the upstream had closed without a word: once more, on a new one.
                 self.retried = true
                 self.connect()
@@ -153,7 +186,7 @@ final class DirectExchange: DirectUpstreamReceiver {
             self.connection = nil
             self.sink.closeConnection()
             self.finish(status: status)
-        case .connecting, .done:
+        case .deciding, .connecting, .done:
             break
         }
     }
@@ -166,7 +199,7 @@ final class DirectExchange: DirectUpstreamReceiver {
         case .streaming(let status):
             self.connection?.close()
             self.finish(status: status)
-        case .connecting, .waitingForHead:
+        case .deciding, .connecting, .waitingForHead:
             self.connection?.close()
             self.request.record.errorReason = "cancelled"
             self.finish(status: 503)

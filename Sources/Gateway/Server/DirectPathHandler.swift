@@ -4,12 +4,12 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// The direct path: the common proxied request — no body, its caller known without waiting, its upstream
-/// connection pooled on the same event loop — handled here in the channel pipeline, with callbacks on the
-/// connection's event loop, instead of in HummingbirdCore's per-connection task. That task costs two async
-/// channels, a task switch each way and an allocation per part; this path costs none of them. Everything else
-/// (bodies, `Expect`, Redis limits, a certificate refetch, built-in handlers) is handed on to the async path
-/// unchanged, and `GatewayResponder.directStart` decides which, before anything is counted.
+/// The direct path: the common proxied request — no body, its upstream connection pooled on the same event loop —
+/// handled here in the channel pipeline, with callbacks on the connection's event loop, instead of in HummingbirdCore's
+/// per-connection task. That task costs two async channels, a task switch each way and an allocation per part; this
+/// path costs none of them (rules that need I/O, a Redis limit or a certificate refetch, run in a task of their own
+/// on the same loop). Everything else (bodies, `Expect`, built-in handlers) is handed on to the async path unchanged,
+/// and `GatewayResponder.directStart` decides which, before anything is counted.
 ///
 /// It sits last in the pipeline, where the async path's channel would read, so the handlers before it (the
 /// connection guard, HummingbirdCore's idle and quiesce handling) see the direct path's requests and answers like
@@ -192,11 +192,17 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
             return true
         case .forward(let request, let route, let upstreamHead):
             self.responder.metrics.requestStarted()
+            let exchange = DirectExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
+            self.exchange = exchange
+            exchange.begin(upstreamHead)
+            return true
+        case .decide(let request, let pending):
+            self.responder.metrics.requestStarted()
             let exchange = DirectExchange(
-                sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route, head: upstreamHead
+                sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: pending.upstream
             )
             self.exchange = exchange
-            exchange.begin()
+            exchange.decide(pending)
             return true
         }
     }

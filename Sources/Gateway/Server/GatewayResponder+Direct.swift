@@ -40,23 +40,52 @@ enum DirectStart {
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
     case forward(DirectRequest, UpstreamRoute, UpstreamRequestHead)
+    /// The rest of the rules need I/O (a certificate refetch, a Redis limit): the exchange waits for
+    /// ``GatewayResponder/decide(_:)`` on the connection's event loop, then goes on with ``GatewayResponder/resume(_:_:_:allocator:)``.
+    case decide(DirectRequest, PendingDecision)
 }
 
-/// The direct path's half of the responder (``DirectPathHandler`` drives it): the same rules as `respond`, for the
-/// requests that can be answered without suspending — a body-less request to an upstream route whose caller is
-/// identified from the verified-token cache or a key already held, under an in-process rate limit or none, and a
-/// body-less request whose method its route does not take (405). Any other request is handed on before anything is
-/// counted, so each request goes through exactly one of the paths.
+/// A request whose rules wait on I/O: what `directStart` had worked out, to finish them with.
+struct PendingDecision: Sendable {
+    let head: HTTPRequest
+    let authorization: String?
+    let route: Route
+    let upstream: UpstreamRoute
+    /// The upstream request's target.
+    let target: String
+    let peer: String?
+    /// The request's body, when it came whole with its head.
+    let body: ByteBuffer?
+    var identity: Identity?
+    /// A token signed with a key not held yet: verified once the certificates are refetched.
+    var tokenToVerify: Substring?
+}
+
+/// What ``GatewayResponder/decide(_:)`` found, applied to the request on its event loop.
+struct Decision: Sendable {
+    var identity: Identity?
+    var limit: RateLimiter.Answer?
+    var limitOutcome: String?
+    var error: GatewayError?
+}
+
+/// The direct path's half of the responder (``RawPathHandler`` and ``DirectPathHandler`` drive it): the same rules as
+/// `respond`, for a request to an upstream route whose body, if any, came whole with its head, and for a request whose
+/// method its route does not take (405). Rules that need no I/O are applied at once; a certificate refetch or a Redis
+/// limit suspends the request (``DirectStart/decide(_:_:)``) and resumes it on the same connection. Any other request
+/// is handed on before anything is counted, so each request goes through exactly one of the paths.
 extension GatewayResponder {
     /// - Parameters:
     ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
     ///     (``RawRequestHead``); nil when it is among them, or absent.
+    ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
+    ///     `head`); nil for a request that declares none.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
-    func directStart(_ head: HTTPRequest, authorization: String? = nil, channel: any Channel, peer: String?) -> DirectStart {
+    func directStart(_ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
-            fields[.transferEncoding] == nil, fields[.expect] == nil, Self.declaresNoBody(fields),
+            fields[.transferEncoding] == nil, fields[.expect] == nil, body != nil || Self.declaresNoBody(fields),
             (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head)
         else { return .handOn }
         // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
@@ -65,12 +94,16 @@ extension GatewayResponder {
             return .refuse(self.directRequest(head, path: uri.path, route: route), .methodNotAllowed(allowed: route.methods))
         }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),
-            route.rateLimit == nil || self.rateLimiter.decidesWithoutWaiting,
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)
         else { return .handOn }
         let request = self.directRequest(head, path: uri.path, route: route)
-        var identity: Identity?
+        if let body, body.readableBytes > upstream.maxBodyBytes {
+            return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
+        }
+        var pending = PendingDecision(
+            head: head, authorization: authorization, route: route, upstream: upstream, target: target, peer: peer, body: body
+        )
         if route.auth != .none {
             let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
             do {
@@ -78,37 +111,89 @@ extension GatewayResponder {
                     route.auth == .required
                     ? try self.authenticator.authenticateNow(fields, authorization: authorization, clientAddress: clientAddress)
                     : try self.authenticator.identifyNow(fields, authorization: authorization, clientAddress: clientAddress)
-                guard case .identified(let found) = outcome else { return .handOn }
-                identity = found
+                switch outcome {
+                case .identified(let identity):
+                    pending.identity = identity
+                case .needsKeyRefetch(let token):
+                    pending.tokenToVerify = token
+                    return .decide(request, pending)
+                }
             } catch {
                 self.metrics.authenticationFailed(reason: error.reason)
                 return .refuse(request, error)
             }
-            if let identity {
-                request.record.authSource = identity.source.rawValue
-                request.record.uid = identity.uid
-                self.metrics.authenticated(source: identity.source)
-            }
+            self.recordIdentity(pending.identity, of: request)
         }
-        if let rule = route.rateLimit, let identity {
+        if let rule = route.rateLimit, let identity = pending.identity {
+            guard self.rateLimiter.decidesWithoutWaiting else { return .decide(request, pending) }
             do {
                 request.limit = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &request.record.rateLimit)
             } catch {
                 return .refuse(request, error)
             }
         }
+        return self.forward(request, pending, allocator: channel.allocator)
+    }
+
+    /// The rules `directStart` left for I/O: the token's verification after a certificate refetch, then the rate limit.
+    func decide(_ pending: PendingDecision) async -> Decision {
+        var decision = Decision(identity: pending.identity)
+        if let token = pending.tokenToVerify {
+            let fields = pending.head.headerFields
+            let clientAddress = { ClientAddress.resolve(peer: pending.peer, headers: fields, trustedProxies: self.trustedProxies) }
+            do {
+                decision.identity = try await self.authenticator.identify(refetchingKeysFor: token, clientAddress: clientAddress)
+            } catch {
+                self.metrics.authenticationFailed(reason: error.reason)
+                decision.error = error
+                return decision
+            }
+        }
+        if let rule = pending.route.rateLimit, let identity = decision.identity {
+            var outcome = ""
+            do {
+                decision.limit = try await self.rateLimiter.answer(rule, key: identity.uid, outcome: &outcome)
+            } catch {
+                decision.error = error
+            }
+            decision.limitOutcome = outcome
+        }
+        return decision
+    }
+
+    /// Applies a ``Decision`` to its request, on the connection's event loop: the upstream head, or the refusal.
+    func resume(_ request: DirectRequest, _ pending: PendingDecision, _ decision: Decision, allocator: ByteBufferAllocator) -> DirectStart {
+        if pending.tokenToVerify != nil, let identity = decision.identity { self.recordIdentity(identity, of: request) }
+        if let outcome = decision.limitOutcome { request.record.rateLimit = outcome }
+        request.limit = decision.limit
+        if let error = decision.error { return .refuse(request, error) }
+        var pending = pending
+        pending.identity = decision.identity
+        return self.forward(request, pending, allocator: allocator)
+    }
+
+    private func recordIdentity(_ identity: Identity?, of request: DirectRequest) {
+        guard let identity else { return }
+        request.record.authSource = identity.source.rawValue
+        request.record.uid = identity.uid
+        self.metrics.authenticated(source: identity.source)
+    }
+
+    /// The upstream request's head (and body), once every rule has passed.
+    private func forward(_ request: DirectRequest, _ pending: PendingDecision, allocator: ByteBufferAllocator) -> DirectStart {
+        let upstream = pending.upstream
         var upstreamHead = UpstreamRequestHead(
-            method: head.method, path: target, authority: upstream.target.authority, allocator: channel.allocator
+            method: pending.head.method, path: pending.target, authority: upstream.target.authority, allocator: allocator
         )
         do {
             try upstream.headers.write(
-                for: head, authorization: authorization, requestID: request.requestID, identity: identity, peer: peer, now: WallClock.now(),
-                into: &upstreamHead
+                for: pending.head, authorization: pending.authorization, requestID: request.requestID, identity: pending.identity,
+                peer: pending.peer, now: WallClock.now(), into: &upstreamHead
             )
         } catch {
             return .refuse(request, error)
         }
-        upstreamHead.end(clientSentLength: fields[.contentLength] != nil)
+        upstreamHead.end(body: pending.body, clientSentLength: pending.head.headerFields[.contentLength] != nil)
         return .forward(request, upstream, upstreamHead)
     }
 

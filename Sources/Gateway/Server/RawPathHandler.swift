@@ -2,15 +2,15 @@ import HTTPTypes
 import NIOCore
 
 /// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
-/// it, first in the pipeline, so the common request — a plain, body-less, proxied GET whose caller is known at
-/// once — costs no HTTP codec, no type conversion and no trip through the other handlers (about a third of the
-/// gateway's own CPU per request, measured in BENCHMARKS.md).
+/// it, first in the pipeline, so the common request — a plain proxied request, body-less or with a small body read
+/// with its head — costs no HTTP codec, no type conversion and no trip through the other handlers (about a third of
+/// the gateway's own CPU per request, measured in BENCHMARKS.md).
 ///
-/// A connection starts here. ``RawRequestHead`` reads each request head; ``GatewayResponder/directStart(_:channel:)``
-/// applies the same rules as everywhere (route, authentication, rate limit), and a ``DirectExchange`` forwards it.
-/// The first request this path does not take — one that `RawRequestHead` leaves to the general parser (a body,
-/// HTTP/1.0, anything unusual), or one `directStart` hands on (a built-in route, a certificate refetch, a Redis
-/// limit) — hands the connection over for good: its bytes, from that request on, go to the handlers behind this
+/// A connection starts here. ``RawRequestHead`` reads each request head; ``GatewayResponder/directStart(_:authorization:body:channel:peer:)``
+/// applies the same rules as everywhere (route, authentication, rate limit, those needing I/O in a task of the
+/// exchange's), and a ``DirectExchange`` forwards it. The first request this path does not take — one that
+/// `RawRequestHead` leaves to the general parser (a large or streamed body, HTTP/1.0, anything unusual), or one
+/// `directStart` hands on (a built-in route) — hands the connection over for good: its bytes, from that request on, go to the handlers behind this
 /// one, which then see the connection become active (they were not told before, so their timers start then)
 /// and read it as they always have. Nothing of a request is counted or answered before that choice.
 ///
@@ -71,6 +71,10 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
 
     /// Bytes that may wait while an exchange runs before reading stops.
     static let maxPending = 64 * 1024
+
+    /// The largest request body read here with its head and sent upstream with it (the functions' JSON, a form);
+    /// a larger one goes to the general parser, which streams it.
+    static let maxInlineBody = 16 * 1024
 
     init(responder: GatewayResponder, limits: Limits) {
         self.responder = responder
@@ -199,19 +203,29 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 break
             }
             let outcome = bytes.withUnsafeReadableBytes {
-                RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields)
+                RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields, maxBodyBytes: Self.maxInlineBody)
             }
-            guard case .complete(let head, let authorization, let length) = outcome else {
+            guard case .complete(let head, let authorization, let length, let bodyLength) = outcome else {
                 if case .incomplete = outcome, !self.inputClosed { break }
                 self.handOver(context)
                 return
             }
-            let start = self.responder.directStart(head, authorization: authorization, channel: context.channel, peer: self.peer)
+            // A small body read with its head is taken here; one still on its way goes to the general parser, which
+            // streams it under the body timeout.
+            var body: ByteBuffer?
+            if bodyLength > 0 {
+                guard bytes.readableBytes >= length + bodyLength else {
+                    self.handOver(context)
+                    return
+                }
+                body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
+            }
+            let start = self.responder.directStart(head, authorization: authorization, body: body, channel: context.channel, peer: self.peer)
             if case .handOn = start {
                 self.handOver(context)
                 return
             }
-            bytes.moveReaderIndex(forwardBy: length)
+            bytes.moveReaderIndex(forwardBy: length + bodyLength)
             self.pending = bytes.readableBytes > 0 ? bytes : nil
             self.responder.metrics.requestStarted()
             switch start {
@@ -225,11 +239,17 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             case .forward(let request, let route, let upstreamHead):
                 // No deadline while the exchange runs (the upstream's timeout applies); it is set again at its end.
                 self.setDeadline(nil)
+                let exchange = DirectExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
+                self.exchange = exchange
+                exchange.begin(upstreamHead)
+            case .decide(let request, let pending):
+                // As for `forward`: the rules that wait on I/O are bounded by their own timeouts.
+                self.setDeadline(nil)
                 let exchange = DirectExchange(
-                    sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route, head: upstreamHead
+                    sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: pending.upstream
                 )
                 self.exchange = exchange
-                exchange.begin()
+                exchange.decide(pending)
             }
         }
         if self.readHeld, (self.pending?.readableBytes ?? 0) < Self.maxPending {

@@ -14,8 +14,9 @@ import HTTPTypes
 /// forwarded by default, and that an `HTTPField` would check byte by byte again after this reader has.
 enum RawRequestHead {
     enum Outcome {
-        /// A head of `length` bytes (up to and including the empty line); its `Authorization` value apart.
-        case complete(HTTPRequest, authorization: String?, length: Int)
+        /// A head of `length` bytes (up to and including the empty line); its `Authorization` value apart; the
+        /// body its `Content-Length` declares follows it (0 without one).
+        case complete(HTTPRequest, authorization: String?, length: Int, bodyLength: Int)
         /// No empty line yet, within the limits.
         case incomplete
         /// Not for this reader: the request goes to the general parser.
@@ -26,7 +27,9 @@ enum RawRequestHead {
     ///   - maxBytes: the longest head taken here (a longer one is `unsupported`, and the general parser applies
     ///     the server's limits to it).
     ///   - maxFields: the most fields taken here.
-    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int) -> Outcome {
+    ///   - maxBodyBytes: the largest `Content-Length` taken here (a larger one is `unsupported`: the general parser
+    ///     streams such a body).
+    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int, maxBodyBytes: Int = 0) -> Outcome {
         let count = bytes.count
         guard count > 0 else { return .incomplete }
         // Request line: method SP origin-form SP "HTTP/1.1" CRLF.
@@ -54,6 +57,7 @@ enum RawRequestHead {
         var fields = HTTPFields()
         var authority: String?
         var authorization: String?
+        var bodyLength: Int?
         var fieldCount = 0
         // Field lines until the empty line.
         while true {
@@ -99,7 +103,9 @@ enum RawRequestHead {
             case .refused:
                 return .unsupported
             case .contentLength:
-                guard value.count == 1, value[0] == UInt8(ascii: "0"), !fields.contains(.contentLength) else { return .unsupported }
+                // One field line, digits only (RFC 9112 §6.3), of a length taken here.
+                guard bodyLength == nil, let length = Self.decimal(value, atMost: maxBodyBytes) else { return .unsupported }
+                bodyLength = length
             case .other:
                 break
             }
@@ -113,8 +119,21 @@ enum RawRequestHead {
         let path = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
         return .complete(
             HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields), authorization: authorization,
-            length: index
+            length: index, bodyLength: bodyLength ?? 0
         )
+    }
+
+    /// The value of one or more ASCII digits, when it is at most `limit`; nil otherwise.
+    private static func decimal(_ bytes: UnsafeRawBufferPointer, atMost limit: Int) -> Int? {
+        // Leading zeros (`00`) are valid but unusual: left to the general parser.
+        guard !bytes.isEmpty, bytes[0] != UInt8(ascii: "0") || bytes.count == 1 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            guard value <= limit else { return nil }
+        }
+        return value
     }
 
     private enum Special {
