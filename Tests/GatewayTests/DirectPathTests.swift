@@ -212,6 +212,20 @@ struct DirectPathTests {
         }
     }
 
+    @Test("a request followed in the same write by bytes that are not HTTP: its answer, then a JSON 400 and the close", arguments: Path.allCases)
+    func requestThenGarbage(path: Path) async throws {
+        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
+            for first in ["GET /open/echo/1 HTTP/1.1\r\nHost: t\r\n\r\n", "POST /open/echo/1 HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nok"] {
+                let bytes = Array(first.utf8) + [0, 1] + Array("garbage\r\n\r\n".utf8)
+                let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(port: gateway.port, bytes: bytes)
+                #expect(outcome.responses.map(\.status) == [200, 400], "\(String(decoding: outcome.raw, as: UTF8.self))")
+                #expect(outcome.responses.last?.errorCode == "MALFORMED_REQUEST")
+                #expect(outcome.responses.last?.field("connection") == "close")
+            }
+            #expect(upstream.requestCount == 2)
+        }
+    }
+
     @Test("raw path: a method no route takes, known to SwiftNIO or not (a method is any token, RFC 9110 §9.1), is a 405 with Allow; the connection goes on")
     func unknownMethod() async throws {
         try await ProxyFixture.run(configure: { Path.raw.apply(to: &$0) }) { gateway, upstream in

@@ -2,6 +2,7 @@ import HTTPTypes
 import IDTokens
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// The direct path: the common proxied request — no body, its upstream connection pooled on the same event loop —
@@ -70,6 +71,14 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A request that cannot be read is answered by ``ConnectionGuard``, after the answers under way. The connection's
+    /// task hears of it only while one of its own requests is unanswered (its handler may be reading that body);
+    /// otherwise it would answer the error too, with a bare 400, in place of the direct path's answer still to come.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if self.handedOn == 0, error is HTTPParserError || error is FaultyFraming { return }
+        context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
