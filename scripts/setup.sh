@@ -3,7 +3,8 @@
 # Needs root or sudo the first time; a no-op once everything is installed.
 set -euo pipefail
 
-packages=(pkg-config libssl-dev libcurl4-openssl-dev ca-certificates curl jq redis-server python3 python3-venv)
+# mpg123 decodes the offline provider's MP3 in a test; docker-compose (1.29) checks deploy/docker-compose.yml.
+packages=(pkg-config libssl-dev libcurl4-openssl-dev ca-certificates curl jq redis-server python3 python3-venv mpg123 docker-compose)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

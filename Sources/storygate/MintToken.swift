@@ -30,7 +30,7 @@ struct MintToken: AsyncParsableCommand {
     @Option(help: "Write the tokens to this file instead of standard output.")
     var out: String?
 
-    @Option(help: "Directory with signing-key.pem and certs.json (default: DEV_CERTS_DIR or certs/dev).")
+    @Option(help: "Directory with signing-key.pem and certs.json (default: DEV_CERTS_DIR, or certs/dev in the working directory or the checkout the binary is in).")
     var certsDir: String?
 
     func validate() throws {
@@ -45,9 +45,9 @@ struct MintToken: AsyncParsableCommand {
             ProcessEnvironment.printError("storygate mint-token: dev only; run it with ENV=dev (dev tokens are never trusted in prod)")
             throw ExitCode(2)
         }
-        let directory = self.certsDir ?? environment["DEV_CERTS_DIR"] ?? "certs/dev"
         let minter: TokenMinter
         do {
+            let directory = try self.certsDir ?? DevCertificates.locate(configured: environment["DEV_CERTS_DIR"] ?? "certs/dev")
             minter = try DevSigningKey.load(directory: directory)
         } catch {
             ProcessEnvironment.printError("storygate mint-token: \(error)")

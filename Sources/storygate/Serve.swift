@@ -26,12 +26,16 @@ struct Serve: AsyncParsableCommand {
     var port: Int?
 
     func run() async throws {
-        let configuration: GatewayConfiguration
+        var configuration: GatewayConfiguration
         do {
             configuration = try GatewayConfiguration.load(
                 configPath: self.config, environment: ProcessEnvironment.current,
                 overrides: CommandLineOverrides(host: self.host, port: self.port)
             )
+            // Without its certificate set, dev mode would run but never become ready: find it now, or stop.
+            if configuration.mode == .dev {
+                configuration.devCertsDirectory = try DevCertificates.locate(configured: configuration.devCertsDirectory)
+            }
         } catch {
             ProcessEnvironment.printError("storygate: configuration error: \(error)")
             throw ExitCode(2)
@@ -51,7 +55,13 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         Bootstrap.metrics(application.metrics)
-        try await application.run()
+        do {
+            try await application.run()
+        } catch let error as ListenError {
+            LogLineWriter.standardError.flush()
+            ProcessEnvironment.printError("storygate: \(error)")
+            throw ExitCode(2)
+        }
     }
 }
 

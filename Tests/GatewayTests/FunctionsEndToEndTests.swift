@@ -105,7 +105,11 @@ struct FunctionsEndToEndTests {
             #expect(try await gateway.get(url, headers: [("If-None-Match", "\"other\", W/\"x\"")]).status == 200)
             // If-Range compares strongly (§13.1.5): a weak tag does not keep the range.
             #expect(try await gateway.get(url, headers: [("Range", "bytes=0-0"), ("If-Range", "W/\(etag)")]).status == 200)
-            #expect(try await gateway.get("/media/0123456789abcdef0123456789abcdef").status == 404)
+            // The route exists: an unknown key is "no such media object", not "no route".
+            let unknown = try await gateway.get("/media/0123456789abcdef0123456789abcdef")
+            #expect(unknown.status == 404)
+            #expect(unknown.errorCode == "NOT_FOUND")
+            #expect(unknown.errorMessage == "No such media object.")
             #expect(try await gateway.get("/media/../../etc/passwd").status == 404)
         }
     }

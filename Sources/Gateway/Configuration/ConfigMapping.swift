@@ -59,7 +59,7 @@ struct ConfigMapping {
 }
 
 /// "Did you mean" for a misspelt key or name.
-enum Suggestion {
+public enum Suggestion {
     /// ` (did you mean 'port'?)`, or "" when nothing is close.
     static func phrase(_ word: String?, among candidates: [String]) -> String {
         guard let word, let best = self.closest(to: word, among: candidates) else { return "" }
@@ -68,7 +68,7 @@ enum Suggestion {
 
     /// The candidate closest to `word` (case, `_` and `-` ignored) within an edit distance of 2, or a third of its
     /// length; else the only candidate that starts with it (`story-gen` → `story-generation`).
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: [String]) -> String? {
         let target = self.folded(word)
         let extensions = candidates.filter { target.count >= 3 && self.folded($0).starts(with: target) }
         if extensions.count == 1, let only = extensions.first, only != word { return only }

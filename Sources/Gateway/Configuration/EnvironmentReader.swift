@@ -17,21 +17,25 @@ struct EnvironmentReader {
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    func string(_ name: String, default defaultValue: String, validate: (String) -> Bool) throws(ConfigurationError) -> String {
-        try self.optionalString(name, validate: validate) ?? defaultValue
+    /// - Parameter expected: what a valid value is, completing "NAME must …" (`be a model name`).
+    func string(_ name: String, default defaultValue: String, expected: String, validate: (String) -> Bool) throws(ConfigurationError) -> String {
+        try self.optionalString(name, expected: expected, validate: validate) ?? defaultValue
     }
 
     /// A URL that `validate` accepts; one with an `@` (user info may hold a password) is not echoed, as in the file.
-    func url(_ name: String, default defaultValue: String, validate: (String) -> Bool) throws(ConfigurationError) -> String {
-        try self.optionalString(name, mayHoldSecret: self.raw(name)?.contains("@") ?? false, validate: validate) ?? defaultValue
+    func url(_ name: String, default defaultValue: String, expected: String, validate: (String) -> Bool) throws(ConfigurationError) -> String {
+        try self.optionalString(name, mayHoldSecret: self.raw(name)?.contains("@") ?? false, expected: expected, validate: validate) ?? defaultValue
     }
 
-    /// - Parameter mayHoldSecret: the value can carry a credential (a URL with a password): never echo it.
-    func optionalString(_ name: String, mayHoldSecret: Bool = false, validate: (String) -> Bool) throws(ConfigurationError) -> String? {
+    /// - Parameters:
+    ///   - mayHoldSecret: the value can carry a credential (a URL with a password): never echo it.
+    ///   - expected: what a valid value is, completing "NAME must …" (`look like redis://host:port`).
+    func optionalString(_ name: String, mayHoldSecret: Bool = false, expected: String, validate: (String) -> Bool) throws(ConfigurationError) -> String? {
         guard let value = self.raw(name) else { return nil }
         guard validate(value) else {
             throw ConfigurationError(
-                variable: name, message: mayHoldSecret ? "has an invalid value (not shown: it may hold a credential)" : "has an invalid value '\(value.prefix(200))'"
+                variable: name,
+                message: mayHoldSecret ? "must \(expected) (the value is not shown: it may hold a credential)" : "must \(expected), not '\(value.prefix(200))'"
             )
         }
         return value

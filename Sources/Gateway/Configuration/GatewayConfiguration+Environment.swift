@@ -13,14 +13,14 @@ extension GatewayConfiguration {
     /// environment goes over the config file. Does not validate: call `validate()` once everything is applied.
     public mutating func apply(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
-        self.host = try reader.string("HOST", default: self.host, validate: Self.isValidHost)
+        self.host = try reader.string("HOST", default: self.host, expected: Expected.host, validate: Self.isValidHost)
         self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port)
         self.mode = try reader.choice("ENV", default: self.mode)
-        self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", validate: Self.isValidProjectID) ?? self.firebaseProjectID
-        self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, validate: Self.isAllowedCertsURL)
+        self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", expected: Expected.projectID, validate: Self.isValidProjectID) ?? self.firebaseProjectID
+        self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, expected: Expected.certsURL, validate: Self.isAllowedCertsURL)
         self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: ConfigurationBounds.clockSkewSeconds)
         self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: ConfigurationBounds.tokenCacheSize)
-        self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, validate: { !$0.isEmpty })
+        self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, expected: Expected.directory, validate: { !$0.isEmpty })
         self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback)
         self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel)
         self.accessLog = try reader.boolean("ACCESS_LOG", default: self.accessLog)
@@ -34,14 +34,14 @@ extension GatewayConfiguration {
                 return range
             }
         }
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: Self.isRedisURL) ?? self.redisURL
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, expected: Expected.redisURL, validate: Self.isRedisURL) ?? self.redisURL
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
         self.redisTimeoutMilliseconds = try reader.integer(
             "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
         )
         self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
         try self.applyOpenAI(reader)
-        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, validate: { !$0.isEmpty })
+        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, expected: Expected.directory, validate: { !$0.isEmpty })
         self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes)
         self.server.maxConnections = try reader.integer("MAX_CONNECTIONS", default: self.server.maxConnections, in: ConfigurationBounds.maxConnections)
         self.server.shutdownGraceSeconds = try reader.seconds(
@@ -57,14 +57,27 @@ extension GatewayConfiguration {
 
     private mutating func applyOpenAI(_ reader: EnvironmentReader) throws(ConfigurationError) {
         self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE") ?? self.openAIAPIKey
-        self.openAIBaseURL = try reader.url("OPENAI_BASE_URL", default: self.openAIBaseURL, validate: Self.isAllowedCertsURL)
-        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, validate: Self.isModelName)
-        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, validate: Self.isModelName)
-        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, validate: Self.isModelName)
-        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, validate: Self.isModelName)
-        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, validate: Self.isModelName)
+        self.openAIBaseURL = try reader.url("OPENAI_BASE_URL", default: self.openAIBaseURL, expected: Expected.openAIBaseURL, validate: Self.isAllowedCertsURL)
+        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, expected: Expected.modelName, validate: Self.isModelName)
+        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, expected: Expected.modelName, validate: Self.isModelName)
+        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, expected: Expected.modelName, validate: Self.isModelName)
+        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, expected: Expected.modelName, validate: Self.isModelName)
+        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, expected: Expected.modelName, validate: Self.isModelName)
         if reader.raw("OPENAI_TIMEOUT_SECONDS") != nil {
             self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: ConfigurationBounds.openAITimeoutSeconds)
         }
     }
+}
+
+/// What a valid value of each free-form variable looks like, completing "NAME must …".
+enum Expected {
+    static let host = "be a host name or IP address (letters, digits, '.', '-' and ':'), such as 127.0.0.1 or ::1"
+    static let projectID = "be a Firebase project id (lowercase letters, digits and hyphens), such as my-app-1234"
+    static let certsURL =
+        "be an absolute https URL such as \(GatewayConfiguration.googleCertsURL) (plain http only to a loopback address, no user info)"
+    static let openAIBaseURL =
+        "be an absolute https URL such as https://api.openai.com/v1 (plain http only to a loopback address, no user info)"
+    static let redisURL = "look like redis://[:password@]host:port[/db]"
+    static let modelName = "be a model name (letters, digits, '-', '.', '_' and ':'), such as gpt-5"
+    static let directory = "be a directory path"
 }

@@ -48,7 +48,7 @@ extension GatewayConfiguration {
     /// Applies the flags; they are checked like the variables they override.
     public mutating func apply(_ overrides: CommandLineOverrides) throws(ConfigurationError) {
         if let host = overrides.host {
-            guard Self.isValidHost(host) else { throw ConfigurationError(variable: "--host", message: "has an invalid value '\(host.prefix(200))'") }
+            guard Self.isValidHost(host) else { throw ConfigurationError(variable: "--host", message: "must \(Expected.host), not '\(host.prefix(200))'") }
             self.host = host
         }
         if let port = overrides.port {

@@ -106,7 +106,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
             guard self.devAllowNonLoopback || Self.isLoopback(self.host) else {
                 throw ConfigurationError(
                     variable: "HOST",
-                    message: "dev mode trusts the X-User-Id header and a published dev key, so it binds to loopback only; '\(self.host)' is not loopback (set DEV_ALLOW_NON_LOOPBACK=true, or dev.allow_non_loopback: true in the config file, to override)"
+                    message: "must be a loopback address (127.0.0.1, ::1 or localhost) in dev mode, not '\(self.host)': dev mode trusts the X-User-Id header and a published dev key (to bind beyond loopback anyway, set DEV_ALLOW_NON_LOOPBACK=true, or dev.allow_non_loopback: true in the config file)"
                 )
             }
         }

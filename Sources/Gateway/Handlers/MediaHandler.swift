@@ -17,10 +17,13 @@ enum MediaHandler {
         }
     }
 
+    /// The route exists; the key names nothing stored (or nothing any more).
+    static let noSuchObject = GatewayError(status: .notFound, code: "NOT_FOUND", message: "No such media object.")
+
     private static func respond(to request: Request, media: any MediaStore, prefix: String) async throws -> Response {
         guard request.uri.path.hasPrefix(prefix) else { throw GatewayError.notFound() }
         let key = String(request.uri.path.dropFirst(prefix.count))
-        guard let object = try await media.metadata(key) else { throw GatewayError.notFound() }
+        guard let object = try await media.metadata(key) else { throw Self.noSuchObject }
         var headers = HTTPFields()
         headers[.contentType] = object.contentType
         headers[.eTag] = object.etag
@@ -33,10 +36,10 @@ enum MediaHandler {
         let rangeHeader = request.headers[.ifRange].map { $0 == object.etag } ?? true ? request.headers[.range] : nil
         switch ByteRange.parse(rangeHeader, length: object.byteCount) {
         case .full:
-            guard let bytes = try await media.read(key, range: nil) else { throw GatewayError.notFound() }
+            guard let bytes = try await media.read(key, range: nil) else { throw Self.noSuchObject }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         case .partial(let range):
-            guard let bytes = try await media.read(key, range: range) else { throw GatewayError.notFound() }
+            guard let bytes = try await media.read(key, range: range) else { throw Self.noSuchObject }
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(object.byteCount)"
             return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         case .unsatisfiable:

@@ -29,11 +29,14 @@ public final class GatewayMetrics: Sendable {
         .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
     ]
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    /// - Parameter build: reported as `storygate_build_info{version, commit} 1` (commit `unknown` when not known).
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), build: BuildInfo = .current) {
         self.registry = registry
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
-        self.factory = factory
+        self.factory = DescribedMetricsFactory(registry: registry, durationBuckets: Self.latencyBuckets)
+        registry.makeGauge(
+            descriptor: Self.descriptor("storygate_build_info", "The running build: always 1, with its version and git commit as labels."),
+            labels: [("version", build.version), ("commit", build.commit ?? "unknown")]
+        ).set(to: 1)
         self.inFlight = registry.makeGauge(
             descriptor: Self.descriptor("storygate_http_requests_in_flight", "Requests being answered now.")
         )

@@ -7,7 +7,7 @@ import RateLimiting
 
 /// `GET /metrics`: the registry in the Prometheus text format (version 0.0.4), plus what is read at scrape time
 /// from components that keep their own counts: certificate fetches and the age of each project's certificate set,
-/// and the Redis failover counts.
+/// the Redis failover counts, and the process metrics (``ProcessMetrics``).
 enum MetricsHandler {
     static func handler(
         metrics: GatewayMetrics, certificateStores: [CertificateStore], failover: FailoverRateLimitStore?
@@ -15,6 +15,7 @@ enum MetricsHandler {
         { _, _ in
             var bytes = metrics.registry.emitToBuffer()
             bytes.append(contentsOf: Self.scrapeTimeLines(certificateStores: certificateStores, failover: failover, now: WallClock.now()).utf8)
+            bytes.append(contentsOf: ProcessMetrics.lines().utf8)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"

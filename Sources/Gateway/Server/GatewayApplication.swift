@@ -160,6 +160,8 @@ public struct GatewayApplication: Sendable {
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully.
     public func run() async throws {
+        let build = BuildInfo.current
+        self.logger.notice("storygate starting", metadata: ["version": "\(build.version)", "commit": "\(build.commit ?? "unknown")"])
         if self.configuration.mode == .dev, self.configuration.openAIAPIKey == nil {
             self.logger.warning("DEV MODE: no OPENAI_API_KEY, so the AI functions answer from the built-in offline provider.")
         }

@@ -64,7 +64,12 @@ public struct GatewayServer: Service {
             logger: self.logger
         )
         try await withGracefulShutdownHandler {
-            try await server.run()
+            do {
+                try await server.run()
+            } catch {
+                // Binding (an IOError) and resolving the host (a SocketAddressError) name the address; others pass.
+                throw ListenError(host: self.host, port: self.port, error: error) ?? error
+            }
         } onGracefulShutdown: { [drain] in
             drain.startDraining()
             logger.notice("draining: no new connections; requests in flight may finish", metadata: ["grace_seconds": "\(limits.shutdownGraceSeconds)"])

@@ -28,14 +28,19 @@ public enum PNG {
                 }
             }
         }
+        return self.rgb(width: width, height: height, zlib: self.zlibStored(raw))
+    }
+
+    /// An 8-bit RGB PNG around `zlib`, the zlib stream of its filtered rows (one IDAT chunk).
+    static func rgb(width: Int, height: Int, zlib: [UInt8]) -> [UInt8] {
         var header: [UInt8] = []
         header.appendBigEndian(UInt32(width))
         header.appendBigEndian(UInt32(height))
         header += [8, 2, 0, 0, 0]  // depth 8, RGB, deflate, filter 0, no interlace
         var png = self.signature
-        png.reserveCapacity(raw.count + raw.count / 65535 * 5 + 64)
+        png.reserveCapacity(zlib.count + 64)
         self.appendChunk("IHDR", header, to: &png)
-        self.appendChunk("IDAT", self.zlibStored(raw), to: &png)
+        self.appendChunk("IDAT", zlib, to: &png)
         self.appendChunk("IEND", [], to: &png)
         return png
     }

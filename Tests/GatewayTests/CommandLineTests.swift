@@ -1,0 +1,104 @@
+import Foundation
+import Gateway
+import Testing
+import TestSupport
+
+/// The `storygate` binary as an operator runs it: the version, unknown commands, per-command help, a port in use,
+/// and dev mode started outside the repository. The binary is the one `swift build` put beside this test bundle.
+@Suite("storygate on the command line")
+struct CommandLineTests {
+    /// `.build/<triple>/debug/storygate`, beside the test bundle.
+    static let binary = Executable.folder(of: Executable.path ?? "") + "/storygate"
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// Runs the binary with only `environment` (plus PATH) in a fresh folder outside the repository, and waits.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "build it first: swift build --build-tests")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputFile = folder.appendingPathComponent("stdout"), errorFile = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { own, _ in own }
+        // Files, not pipes: nothing to drain while the child runs.
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: try String(contentsOf: outputFile, encoding: .utf8),
+            error: try String(contentsOf: errorFile, encoding: .utf8)
+        )
+    }
+
+    @Test("--version, -V and version print the package version and the checkout's commit", arguments: [["--version"], ["-V"], ["version"]])
+    func version(arguments: [String]) throws {
+        let result = try Self.run(arguments)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == BuildInfo.current.line + "\n")
+        // The binary runs from this checkout: its commit is known.
+        let commit = try #require(BuildInfo.current.commit)
+        #expect(result.output == "storygate \(BuildInfo.packageVersion) (commit \(commit))\n")
+    }
+
+    @Test("an unknown command names the commands, with a did-you-mean, and exits 64")
+    func unknownCommand() throws {
+        let result = try Self.run(["serv"])
+        #expect(result.status == 64)
+        #expect(
+            result.error
+                == "storygate: no such command 'serv'; did you mean 'serve'? commands: serve, check-config, mint-token, mock-openai, healthcheck, version, help\n"
+        )
+        let far = try Self.run(["zzzzzz"])
+        #expect(far.status == 64)
+        #expect(far.error.hasPrefix("storygate: no such command 'zzzzzz'; commands: serve, "))
+    }
+
+    @Test("help <command> prints that command's help")
+    func helpForOneCommand() throws {
+        let serve = try Self.run(["help", "serve"])
+        #expect(serve.status == 0, "\(serve.error)")
+        #expect(serve.output.contains("Run the gateway."))
+        #expect(serve.output.contains("--config"))
+        let mint = try Self.run(["help", "mint-token"])
+        #expect(mint.output.contains("--uid"))
+        #expect(!mint.output.contains("Run the gateway."))
+    }
+
+    @Test("a port in use is one line naming the address, exit 2 (dev mode, started outside the repository)")
+    func portInUse() async throws {
+        try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
+            let result = try Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "critical"])
+            #expect(result.status == 2)
+            #expect(result.error == "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use\n")
+        }
+    }
+
+    @Test("dev mode with a DEV_CERTS_DIR that has no certificate set stops at start, exit 2, naming the variable")
+    func devCertificatesMissing() throws {
+        let result = try Self.run(["serve"], environment: ["ENV": "dev", "PORT": "0", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
+        #expect(result.status == 2)
+        #expect(
+            result.error
+                == "storygate: configuration error: DEV_CERTS_DIR must be a folder holding the dev certificate set (certs.json): cannot read /nonexistent/dev-certs/certs.json\n"
+        )
+    }
+
+    @Test("mint-token outside the repository finds certs/dev in the checkout the binary is in")
+    func mintTokenFromElsewhere() throws {
+        let result = try Self.run(["mint-token", "--uid", "alice"], environment: ["ENV": "dev"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.split(separator: ".").count == 3)
+    }
+}
