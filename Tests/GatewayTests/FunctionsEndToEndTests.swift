@@ -109,7 +109,7 @@ struct FunctionsEndToEndTests {
             let unknown = try await gateway.get("/media/0123456789abcdef0123456789abcdef")
             #expect(unknown.status == 404)
             #expect(unknown.errorCode == "NOT_FOUND")
-            #expect(unknown.errorMessage == "No such media object.")
+            #expect(unknown.errorMessage == "no such media object")
             #expect(try await gateway.get("/media/../../etc/passwd").status == 404)
         }
     }

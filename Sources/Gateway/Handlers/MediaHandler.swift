@@ -18,7 +18,7 @@ enum MediaHandler {
     }
 
     /// The route exists; the key names nothing stored (or nothing any more).
-    static let noSuchObject = GatewayError(status: .notFound, code: "NOT_FOUND", message: "No such media object.")
+    static let noSuchObject = GatewayError(status: .notFound, code: "NOT_FOUND", message: "no such media object")
 
     private static func respond(to request: Request, media: any MediaStore, prefix: String) async throws -> Response {
         guard request.uri.path.hasPrefix(prefix) else { throw GatewayError.notFound() }
