@@ -76,7 +76,12 @@ final class DirectExchange: DirectUpstreamReceiver {
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)
         Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             let decision = await responder.decide(pending)
-            eventLoop.execute { exchange.value.decided(decision, pending) }
+            // The task runs on the connection's loop; were it not, it hops there.
+            if eventLoop.inEventLoop {
+                exchange.value.decided(decision, pending)
+            } else {
+                eventLoop.execute { exchange.value.decided(decision, pending) }
+            }
         }
     }
 

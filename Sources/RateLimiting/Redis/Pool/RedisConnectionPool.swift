@@ -59,7 +59,8 @@ final class RedisConnectionPool: Sendable {
         (self.requests, self.requestContinuation) = AsyncStream.makeStream(of: ConnectRequest.self)
     }
 
-    /// A live connection, round robin; waits until `deadline` when none is up yet but one is being set up.
+    /// A live connection (one on the caller's event loop if any, else round robin); waits until `deadline` when none is
+    /// up yet but one is being set up.
     func connection(deadline: NIODeadline) async throws(RateLimitStoreError) -> RedisConnection {
         var started: [ConnectRequest] = []
         let action = self.state.withLock { state -> Acquire in
@@ -68,8 +69,10 @@ final class RedisConnectionPool: Sendable {
             let count = state.slots.count
             let first = state.next
             state.next = (state.next + 1) % count
-            var found: RedisConnection?
-            for offset in 0..<count {
+            // A connection on the caller's own event loop first: the command is written and its reply read without a
+            // hop to another thread and back.
+            var found = state.slots.lazy.compactMap(\.connection).first { $0.isActive && $0.channel.eventLoop.inEventLoop }
+            for offset in 0..<count where found == nil {
                 let index = (first + offset) % count
                 guard let connection = state.slots[index].connection else { continue }
                 if connection.isActive {
