@@ -101,6 +101,13 @@ struct S3MediaStoreTests {
                 ))
                 #expect(audioDirect.status == 200 && audioDirect.header("content-type") == "audio/mpeg")
 
+                // Over 1 MiB (a generated 1024x1024 image is): libcurl then sends its own, unsigned Expect: 100-continue.
+                var generator = SystemRandomNumberGenerator()
+                let large = (0..<1_600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let big = try await store.put(large, contentType: "image/png", owner: "uid-ada", kind: .storyIllustration)
+                #expect(try await replica.read(big.key, range: nil) == large)
+                #expect(try await replica.read(big.key, range: 1_048_000..<1_310_144) == Array(large[1_048_000..<1_310_144]))
+
                 // Signature checking is on: the same GET unsigned is refused.
                 let unsigned = try await client.execute(CurlRequest(url: "\(moto.endpoint)/\(moto.bucket)/\(name)"))
                 #expect(unsigned.status == 403)

@@ -7,7 +7,13 @@ extension GatewayConfiguration {
         self.media.store = try reader.choice("MEDIA_STORE", default: self.media.store)
         self.media.delivery = try reader.choice("MEDIA_DELIVERY", default: self.media.delivery)
         self.media.urlTTLSeconds = try reader.integer("MEDIA_URL_TTL_SECONDS", default: self.media.urlTTLSeconds, in: ConfigurationBounds.mediaURLTTLSeconds)
-        self.media.s3Endpoint = try reader.optionalString("S3_ENDPOINT", mayHoldSecret: true, validate: MediaConfiguration.isValidEndpoint) ?? self.media.s3Endpoint
+        if let endpoint = reader.raw("S3_ENDPOINT") {
+            guard MediaConfiguration.isValidEndpoint(endpoint) else {
+                let shown = endpoint.contains("@") ? "" : ", not '\(endpoint.prefix(200))'"
+                throw ConfigurationError(variable: "S3_ENDPOINT", message: "must be https://host[:port] with no path (plain http only to a loopback host)\(shown)")
+            }
+            self.media.s3Endpoint = endpoint
+        }
         self.media.s3Bucket = try reader.optionalString("S3_BUCKET", validate: S3Settings.isValidBucket) ?? self.media.s3Bucket
         self.media.s3Region = try reader.string("S3_REGION", default: self.media.s3Region, validate: S3Settings.isValidRegion)
         self.media.s3Prefix = try reader.string("S3_PREFIX", default: self.media.s3Prefix, validate: S3Settings.isValidPrefix)
