@@ -8,7 +8,7 @@ import TestSupport
 /// The gateway with `MEDIA_STORE=s3` against `moto_server` (signature checking on): generated media stored in the
 /// bucket and served from it (streamed in pieces, with ranges and validators), the hero reference read back from it,
 /// redirect delivery, and a store that is down.
-@Suite("Media in S3 end to end (moto_server)")
+@Suite("Media end to end: the S3 store (moto_server), and streaming from either store")
 struct S3MediaEndToEndTests {
     static func s3(_ moto: MotoServer, delivery: MediaConfiguration.Delivery = .proxy) -> (inout GatewayConfiguration) -> Void {
         { configuration in
@@ -72,6 +72,20 @@ struct S3MediaEndToEndTests {
                 )
                 #expect(foreign.status == 404)
             }
+        }
+    }
+
+    @Test("the file store streams in pieces too: an MP3 over two pieces, whole and across a piece boundary")
+    func fileStoreStreams() async throws {
+        try await GatewayHarness.run(configure: FunctionsEndToEndTests.dev) { gateway in
+            let text = String(repeating: "The little kite flew over the hills and far away again. ", count: 40)
+            let audio = try await self.post(gateway, "audio-synthesis", ["text": text, "language": "en"])
+            let url = try #require(audio.json["audio_url"] as? String)
+            let full = try await gateway.get(url)
+            try #require(full.status == 200 && full.body.count > 2 * 262_144, "\(full.body.count)")
+            #expect(MP3.duration(of: full.body) != nil)
+            let partial = try await gateway.get(url, headers: [("Range", "bytes=262000-600000")])
+            #expect(partial.status == 206 && partial.body == Array(full.body[262_000...600_000]))
         }
     }
 
