@@ -21,8 +21,10 @@ struct S3Client: Sendable {
     struct Answer: Sendable {
         let response: CurlResponse
         var status: Int { self.response.status }
-        /// `x-amz-meta-<name>` of the answer.
-        func metadata(_ name: String) -> String? { self.response.header("x-amz-meta-\(name)") }
+        /// `x-amz-meta-<name>` of the answer (Google Cloud Storage may answer with `x-goog-meta-<name>`).
+        func metadata(_ name: String) -> String? {
+            self.response.header("x-amz-meta-\(name)") ?? self.response.header("x-goog-meta-\(name)")
+        }
     }
 
     /// Stores `body` as `name` with `contentType` and `metadata` (as `x-amz-meta-*` fields, ASCII values).
@@ -60,6 +62,8 @@ struct S3Client: Sendable {
     private enum Attempt {
         case answered(Answer)
         case failed(RetryPolicy.Failure, status: Int?, kind: String, retryAfter: Duration?)
+        /// The caller's task was cancelled (the client left): says nothing about the store.
+        case cancelled
     }
 
     private func send(
@@ -91,6 +95,8 @@ struct S3Client: Sendable {
                 return answer
             case .failed(let kind, let failedStatus, let kindLabel, let wait):
                 (failure, status, label, retryAfter) = (kind, failedStatus, kindLabel, wait)
+            case .cancelled:
+                throw .storageUnavailable
             }
             self.logger.warning("Media store request failed", metadata: [
                 "s3.operation": "\(operation)", "s3.status": "\(status.map(String.init) ?? "none")",
@@ -104,8 +110,9 @@ struct S3Client: Sendable {
                 self.metrics.finished(operation, outcome: "unavailable", duration: start.duration(to: clock.now))
                 throw self.unavailable(operation, status: status, logged: true)
             }
-            do { try await Task.sleep(for: wait) } catch { break }
+            do { try await Task.sleep(for: wait) } catch { throw .storageUnavailable }
         }
+        if Task.isCancelled { throw .storageUnavailable }
         self.metrics.finished(operation, outcome: "unavailable", duration: start.duration(to: clock.now))
         throw self.unavailable(operation, status: nil)
     }
@@ -115,6 +122,7 @@ struct S3Client: Sendable {
         do {
             response = try await self.http.execute(request)
         } catch let error as CurlError {
+            if error == .cancelled || Task.isCancelled { return .cancelled }
             // A slow store is retried like an unreachable one, inside the deadline.
             let failure: RetryPolicy.Failure = error.isConnectionError || error == .timeout ? .connection : .permanent
             return .failed(failure, status: nil, kind: error.shortDescription, retryAfter: nil)
