@@ -1,4 +1,6 @@
 import Foundation
+import Gateway
+import StoryFunctions
 import Testing
 import Yams
 
@@ -134,6 +136,10 @@ import Yams
         #expect(!mounts.contains { $0["mountPath"].string?.contains("media") == true })
         let pod = try self.gateway["spec"]["template"]["spec"]
         #expect(!pod["volumes"].array.contains { $0["name"].string == "media" })
+        // The gateway loads it, with the Secret's keys in the environment, as an S3 store.
+        let text = try #require(try self.object("ConfigMap", "storygate-config")["data"]["storygate.yaml"].string)
+        let loaded = try GatewayConfiguration(yaml: text, environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"])
+        #expect(try loaded.media.s3Settings()?.bucket == media["s3"]["bucket"].string)
     }
 
     @Test func theListenPortIsTheContainerPort() throws {
