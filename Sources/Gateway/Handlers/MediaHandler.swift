@@ -81,18 +81,32 @@ enum MediaHandler {
         let first = try await Self.piece(media, key: key, range: range.lowerBound..<firstEnd)
         if firstEnd == range.upperBound { return ResponseBody(byteBuffer: ByteBuffer(bytes: first)) }
         return ResponseBody(contentLength: range.count) { writer in
+            // The next piece is read while this one is written (an object store's round trip is hidden behind the
+            // client's download): at most two pieces are held.
+            var next: PieceRead? = Self.prefetch(media, key: key, range: firstEnd..<min(range.upperBound, firstEnd + Self.chunkBytes))
+            defer { next?.cancel() }
             try await writer.write(ByteBuffer(bytes: first))
-            var offset = firstEnd
-            while offset < range.upperBound {
-                let end = min(range.upperBound, offset + Self.chunkBytes)
-                let bytes = try await withTaskExecutorPreference(globalConcurrentExecutor) {
-                    try await Self.piece(media, key: key, range: offset..<end)
-                }
+            while let reading = next {
+                let bytes = try await reading.value
+                let end = reading.range.upperBound
+                next = end < range.upperBound ? Self.prefetch(media, key: key, range: end..<min(range.upperBound, end + Self.chunkBytes)) : nil
                 try await writer.write(ByteBuffer(bytes: bytes))
-                offset = end
             }
             try await writer.finish(nil)
         }
+    }
+
+    /// A piece being read, off the event loop (the file store blocks).
+    private struct PieceRead: Sendable {
+        let range: Range<Int>
+        let task: Task<[UInt8], any Error>
+
+        var value: [UInt8] { get async throws { try await self.task.value } }
+        func cancel() { self.task.cancel() }
+    }
+
+    private static func prefetch(_ media: any MediaStore, key: String, range: Range<Int>) -> PieceRead {
+        PieceRead(range: range, task: Task(executorPreference: globalConcurrentExecutor) { try await Self.piece(media, key: key, range: range) })
     }
 
     /// Exactly the bytes of `range`, or an error (a missing or shorter object, after its metadata promised them).
