@@ -86,11 +86,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// The five AI functions (story, scenes, audio, avatar, illustration), their validation and prompts,
-        /// moderation, the media store, MP3/PNG handling, and the offline provider.
+        /// moderation, the media stores (files, or an S3 bucket over CurlHTTP), MP3/PNG handling, and the offline provider.
         .target(
             name: "StoryFunctions",
             dependencies: [
                 "OpenAI",
+                "CurlHTTP",
+                "IDTokens",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -207,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoryFunctionsTests",
-            dependencies: ["StoryFunctions", "OpenAI", "TestSupport"],
+            dependencies: ["StoryFunctions", "OpenAI", "CurlHTTP", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite:
 #  1. the Swift Testing suites (in parallel; they start their own local servers: x509 cert server, fake OpenAI,
-#     redis-server, ...);
+#     redis-server, moto_server from .build/moto-venv, ...);
 #  2. the cross-check of token verification against the reference verifiers (firebase-admin, google-auth);
 #  3. two gateway processes sharing one redis-server: one per-user limit across both, Redis killed and restarted;
 #  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+./scripts/moto/install.sh
 swift build --build-tests
 swift test --skip-build
 ./scripts/crosscheck/run.sh .build/debug/storygate

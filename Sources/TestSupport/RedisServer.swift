@@ -146,7 +146,7 @@ public final class RedisServer: Sendable {
     }
 
     /// A port the kernel just handed out for 127.0.0.1 (bound to 0, read back, closed).
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let socket = Self.tcpSocket()
         guard socket >= 0 else { throw RedisServerError(message: "socket() failed") }
         defer { close(socket) }
@@ -189,7 +189,7 @@ public final class RedisServer: Sendable {
         return received.contains("+PONG")
     }
 
-    private static func tcpSocket() -> Int32 {
+    static func tcpSocket() -> Int32 {
         #if canImport(Glibc)
         socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -197,7 +197,7 @@ public final class RedisServer: Sendable {
         #endif
     }
 
-    private static func loopback(port: Int) -> sockaddr_in {
+    static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

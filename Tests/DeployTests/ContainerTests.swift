@@ -119,12 +119,41 @@ import Testing
     @Test func eachGatewayHasAMockOpenAISidecar() throws {
         let services = self.compose["services"]
         for gateway in self.gateways {
-            let sidecars = services.keys.filter { services[$0]["network_mode"].string == "service:\(gateway.name)" }
-            #expect(sidecars.count == 1, "\(gateway.name) has \(sidecars.count) sidecars")
+            let sidecars = services.keys.filter {
+                services[$0]["network_mode"].string == "service:\(gateway.name)" && services[$0]["command"].strings.first == "mock-openai"
+            }
+            #expect(sidecars.count == 1, "\(gateway.name) has \(sidecars.count) mock-openai sidecars")
             let command = services[try #require(sidecars.first)]["command"].strings
-            #expect(command.first == "mock-openai")
             let port = try #require(command.firstIndex(of: "--port").map { command[$0 + 1] })
             #expect(gateway.service["environment"]["OPENAI_BASE_URL"].string == "http://127.0.0.1:\(port)/v1")
         }
+    }
+
+    /// Media is in MinIO: a bucket made once at start by an `mc` one-shot, the gateways' S3 settings naming it, each
+    /// reaching MinIO through a loopback relay in its own namespace (plain http only to loopback), no media volume.
+    @Test func theGatewaysShareAMinIOBucket() throws {
+        let services = self.compose["services"]
+        #expect(services["minio"]["image"].string?.hasPrefix("minio/minio:") == true)
+        let initializer = services["minio-init"]
+        #expect(initializer["image"].string?.hasPrefix("minio/mc:") == true)
+        let script = initializer["command"].strings.joined(separator: " ")
+        for gateway in self.gateways {
+            let environment = gateway.service["environment"]
+            #expect(environment["MEDIA_STORE"].string == "s3")
+            let bucket = try #require(environment["S3_BUCKET"].string)
+            #expect(script.contains("mc mb --ignore-existing local/\(bucket)"))
+            #expect(script.contains("\(environment["AWS_ACCESS_KEY_ID"].string ?? "?") \(environment["AWS_SECRET_ACCESS_KEY"].string ?? "?")"))
+            #expect(services["minio"]["environment"]["MINIO_ROOT_USER"].string == environment["AWS_ACCESS_KEY_ID"].string)
+            #expect(gateway.service["depends_on"]["minio-init"]["condition"].string == "service_completed_successfully")
+            let endpoint = try #require(environment["S3_ENDPOINT"].string)
+            #expect(endpoint == "http://127.0.0.1:9000")
+            let relays = services.keys.filter {
+                services[$0]["network_mode"].string == "service:\(gateway.name)" && services[$0]["command"].strings.first == "nginx"
+            }
+            #expect(relays.count == 1, "\(gateway.name) has \(relays.count) MinIO relays")
+            #expect(!gateway.service["volumes"].strings.contains { $0.contains("media") })
+        }
+        let relay = try Repository.text("deploy/minio-loopback.conf")
+        #expect(relay.contains("listen 127.0.0.1:9000;") && relay.contains("proxy_pass minio:9000;"))
     }
 }

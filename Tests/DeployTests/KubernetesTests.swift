@@ -1,4 +1,6 @@
 import Foundation
+import Gateway
+import StoryFunctions
 import Testing
 import Yams
 
@@ -115,12 +117,29 @@ import Yams
         #expect(try self.config["openai"]["api_key"].exists == false)
     }
 
-    /// The media directory is a writable volume (the root file system is read-only).
-    @Test func mediaIsOnAWritableVolume() throws {
-        let mediaDirectory = try #require(try self.config["media_dir"].string)
+    /// Media is in an S3 bucket the replicas share: the config file names it (and holds no key), the key pair comes
+    /// from a Secret, and no volume holds media.
+    @Test func mediaIsInABucketWithKeysFromASecret() throws {
+        let media = try self.config["media"]
+        #expect(media["store"].string == "s3")
+        #expect(media["s3"]["endpoint"].string?.hasPrefix("https://") == true)
+        #expect(media["s3"]["bucket"].string?.isEmpty == false)
+        #expect(media["s3"]["access_key_id"].exists == false && media["s3"]["secret_access_key"].exists == false)
+        #expect(try self.config["media_dir"].exists == false)
+        let environment = try self.gatewayContainer["env"].array
+        for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+            let variable = try #require(environment.first { $0["name"].string == name })
+            #expect(variable["value"].exists == false)
+            #expect(variable["valueFrom"]["secretKeyRef"]["name"].string == "storygate-s3")
+        }
         let mounts = try self.gatewayContainer["volumeMounts"].array
-        let mount = try #require(mounts.first { $0["mountPath"].string == mediaDirectory })
-        #expect(mount["readOnly"].bool != true)
+        #expect(!mounts.contains { $0["mountPath"].string?.contains("media") == true })
+        let pod = try self.gateway["spec"]["template"]["spec"]
+        #expect(!pod["volumes"].array.contains { $0["name"].string == "media" })
+        // The gateway loads it, with the Secret's keys in the environment, as an S3 store.
+        let text = try #require(try self.object("ConfigMap", "storygate-config")["data"]["storygate.yaml"].string)
+        let loaded = try GatewayConfiguration(yaml: text, environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"])
+        #expect(try loaded.media.s3Settings()?.bucket == media["s3"]["bucket"].string)
     }
 
     @Test func theListenPortIsTheContainerPort() throws {

@@ -179,6 +179,12 @@ final class CurlEasy {
 
         try self.configureMethodAndBody(request)
         try self.configureHeaders(request)
+        if let signing = request.awsSigV4 {
+            // libcurl signs once the headers and body are set; the secret is copied, never logged.
+            try self.set(CURLOPT_USERNAME, string: signing.accessKeyID)
+            try self.set(CURLOPT_PASSWORD, string: signing.secretAccessKey)
+            try self.set(CURLOPT_AWS_SIGV4, string: signing.provider)
+        }
     }
 
     private func configureMethodAndBody(_ request: CurlRequest) throws(CurlError) {
@@ -209,10 +215,12 @@ final class CurlEasy {
             header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
         }
         let names = Set(request.headers.map { $0.name.lowercased() })
-        if !names.contains("expect") {
+        // libcurl's SigV4 signs every line of this list, a removal too ("Expect:" would be signed, never sent): a
+        // signed request keeps libcurl's own Expect (unsigned, for bodies over 1 MiB) and names its Content-Type.
+        if !names.contains("expect"), request.awsSigV4 == nil {
             lines.append("Expect:")  // no 100-continue round trip for larger bodies
         }
-        if request.body != nil, !names.contains("content-type") {
+        if request.body != nil, !names.contains("content-type"), request.awsSigV4 == nil {
             lines.append("Content-Type:")  // not curl's default application/x-www-form-urlencoded
         }
         for line in lines {

@@ -20,6 +20,12 @@ extension CurlRequest {
                 throw .invalidRequest("header value contains CR, LF or NUL")
             }
         }
+        if let signing = self.awsSigV4 {
+            let parts = [signing.provider, signing.accessKeyID, signing.secretAccessKey]
+            guard parts.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) }) else {
+                throw .invalidRequest("AWS SigV4 provider and keys must be non-empty and printable")
+            }
+        }
         guard self.maxResponseBytes >= 0, self.maxRedirects >= 0 else {
             throw .invalidRequest("maxResponseBytes and maxRedirects must not be negative")
         }

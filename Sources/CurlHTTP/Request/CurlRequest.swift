@@ -21,6 +21,8 @@ public struct CurlRequest: Sendable {
     public var maxResponseBytes: Int
     /// How many redirects to follow (to http/https only). Default 0: a 3xx is returned as the response.
     public var maxRedirects: Int
+    /// Signs the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`), or `nil`. Default `nil`.
+    public var awsSigV4: AWSSigV4?
 
     /// A request; every parameter but `url` has a default.
     public init(
@@ -31,7 +33,8 @@ public struct CurlRequest: Sendable {
         connectTimeout: Duration = .seconds(5),
         timeout: Duration = .seconds(30),
         maxResponseBytes: Int = 10 * 1024 * 1024,
-        maxRedirects: Int = 0
+        maxRedirects: Int = 0,
+        awsSigV4: AWSSigV4? = nil
     ) {
         self.url = url
         self.method = method
@@ -41,5 +44,6 @@ public struct CurlRequest: Sendable {
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
+        self.awsSigV4 = awsSigV4
     }
 }

@@ -21,7 +21,7 @@ struct ConfigFile {
     /// The keys allowed at the top level.
     static let keys = [
         "env", "log_level", "access_log", "listen", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
-        "trusted_proxies", "redis", "media_dir", "server", "proxy", "builtin_routes", "routes",
+        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes",
     ]
     static let maximumBytes = 1 << 20
 
@@ -91,6 +91,7 @@ struct ConfigFile {
         if let dev = top["dev"] { try Self.applyDev(dev, to: &configuration) }
         if let openAI = top["openai"] { try Self.applyOpenAI(openAI, to: &configuration) }
         if let redis = top["redis"] { try Self.applyRedis(redis, to: &configuration) }
+        if let media = top["media"] { try Self.applyMedia(media, to: &configuration) }
         if let server = top["server"] { try Self.applyServer(server, to: &configuration.server) }
         if let proxy = top["proxy"] { try Self.applyProxy(proxy, to: &configuration.proxy) }
         try Self.applyRateLimits(top, to: &configuration)

@@ -3,6 +3,7 @@ import RateLimiting
 /// The accepted range of every numeric setting, shared by the config file and the environment variables.
 enum ConfigurationBounds {
     static let port = 0...65535
+    static let mediaURLTTLSeconds = 1...604_800
     static let clockSkewSeconds = 0...GatewayConfiguration.maximumClockSkewSeconds
     static let tokenCacheSize = 0...10_000_000
     static let redisPoolSize = 1...64

@@ -29,6 +29,7 @@ extension GatewayConfiguration {
             ("trusted_proxies", Y.inlineList(self.trustedProxies.map(\.description))),
             ("redis", self.redisNode),
             ("media_dir", Y.string(self.mediaDirectory)),
+            ("media", self.mediaNode),
             ("server", self.serverNode),
             ("proxy", self.proxyNode),
             ("builtin_routes", Y.bool(false)),

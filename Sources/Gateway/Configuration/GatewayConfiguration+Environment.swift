@@ -42,6 +42,7 @@ extension GatewayConfiguration {
         self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
         try self.applyOpenAI(reader)
         self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, expected: Expected.directory, validate: { !$0.isEmpty })
+        try self.applyMedia(reader)
         self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes)
         self.server.maxConnections = try reader.integer("MAX_CONNECTIONS", default: self.server.maxConnections, in: ConfigurationBounds.maxConnections)
         self.server.shutdownGraceSeconds = try reader.seconds(

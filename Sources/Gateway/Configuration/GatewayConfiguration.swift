@@ -32,7 +32,8 @@ public import StoryFunctions
 /// | `openai.base_url` | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
 /// | `openai.models.text`, `.speech`, `.voice`, `.moderation`, `.image` | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
 /// | `openai.timeout_seconds` | `OPENAI_TIMEOUT_SECONDS` | 1...600: one deadline for every OpenAI call, retries included | per call kind: chat 120, speech 60, images 120, moderation 15 |
-/// | `media_dir` | `MEDIA_DIR` | where generated audio and images are stored | `./data/media` |
+/// | `media_dir` (or `media.dir`) | `MEDIA_DIR` | where the file store keeps generated audio and images | `./data/media` |
+/// | `media.*` | `MEDIA_STORE`, `MEDIA_DELIVERY`, `S3_*`, ... | the media store and delivery, see `MediaConfiguration` | the file store, proxied |
 /// | `server.max_body_bytes` | `MAX_BODY_BYTES` | see `ServerLimits` | `10485760` |
 /// | `server.max_connections` | `MAX_CONNECTIONS` | see `ServerLimits` | `20000` |
 /// | `server.shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | see `ServerLimits` | `25` |
@@ -80,6 +81,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var openAITimeoutSeconds: Int?
     public var models = AIModels()
     public var mediaDirectory = "./data/media"
+    /// The media store (file or S3) and how `/media/<key>` is delivered.
+    public var media = MediaConfiguration()
     /// The route table; the default is the built-in one (`RouteConfiguration.defaults`).
     public var routes: [RouteConfiguration] = RouteConfiguration.defaults
     public var server = ServerLimits()
@@ -93,6 +96,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// header names and assertion key are usable (`ProxySettings.validate()`), whatever set them.
     public func validate() throws(ConfigurationError) {
         try self.proxy.validate()
+        _ = try self.media.s3Settings()
         try self.validateLimitCosts()
         switch self.mode {
         case .prod:

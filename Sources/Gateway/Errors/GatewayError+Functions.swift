@@ -12,7 +12,7 @@ extension GatewayError {
         }
         self.init(
             status: HTTPResponse.Status(code: failure.status), code: failure.code, message: failure.message,
-            reason: failure.code.lowercased()
+            reason: failure.code.lowercased(), retryAfter: failure.retryAfter
         )
     }
 

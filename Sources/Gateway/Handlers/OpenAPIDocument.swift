@@ -100,6 +100,9 @@ x-error-codes:
     code: UPSTREAM_RATE_LIMITED
     when: "OpenAI still rate limiting after retries"
   - status: 503
+    code: STORAGE_UNAVAILABLE
+    when: "the media store (an S3 bucket) did not answer, or refused the gateway's signature, after retries (Retry-After says when to try again)"
+  - status: 503
     code: UNAVAILABLE
     when: "no certificate set loaded yet; Redis down with the closed failure policy; the request was cancelled"
   - status: 504
@@ -351,9 +354,15 @@ paths:
             ETag: {$ref: '#/components/headers/ETag'}
             Cache-Control: {$ref: '#/components/headers/Cache-Control'}
             Accept-Ranges: {$ref: '#/components/headers/Accept-Ranges'}
+        '302':
+          description: With `MEDIA_DELIVERY=redirect`, the object's presigned store URL, valid `MEDIA_URL_TTL_SECONDS`.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+            Location: {description: The presigned URL., schema: {type: string}}
         '404': {$ref: '#/components/responses/NotFound'}
         '416': {$ref: '#/components/responses/RangeNotSatisfiable'}
         '500': {$ref: '#/components/responses/MediaServerError'}
+        '503': {$ref: '#/components/responses/MediaUnavailable'}
     head:
       tags: [media]
       operationId: headMedia
@@ -385,9 +394,15 @@ paths:
             ETag: {$ref: '#/components/headers/ETag'}
             Cache-Control: {$ref: '#/components/headers/Cache-Control'}
             Accept-Ranges: {$ref: '#/components/headers/Accept-Ranges'}
+        '302':
+          description: With `MEDIA_DELIVERY=redirect`, the object's presigned store URL.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+            Location: {description: The presigned URL., schema: {type: string}}
         '404': {$ref: '#/components/responses/HeadNotFound'}
         '416': {$ref: '#/components/responses/HeadRangeNotSatisfiable'}
         '500': {$ref: '#/components/responses/HeadError'}
+        '503': {$ref: '#/components/responses/HeadError'}
 
   /v1/me:
     get:
@@ -856,9 +871,24 @@ components:
                   error:
                     properties:
                       code: {enum: [UNAVAILABLE]}
+    MediaUnavailable:
+      description: 503 `STORAGE_UNAVAILABLE`, the media store did not answer after retries.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        Retry-After: {$ref: '#/components/headers/Retry-After'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [STORAGE_UNAVAILABLE]}
     FunctionUnavailable:
       description: |
         503 `UPSTREAM_RATE_LIMITED`: OpenAI still rate limiting after retries (distinct from our own 429);
+        503 `STORAGE_UNAVAILABLE`: the media store did not answer after retries;
         503 `UNAVAILABLE`: as for every authenticated route.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
@@ -871,7 +901,7 @@ components:
               - properties:
                   error:
                     properties:
-                      code: {enum: [UPSTREAM_RATE_LIMITED, UNAVAILABLE]}
+                      code: {enum: [UPSTREAM_RATE_LIMITED, STORAGE_UNAVAILABLE, UNAVAILABLE]}
     UpstreamTimeout:
       description: 504 `UPSTREAM_TIMEOUT`, OpenAI did not answer within the call's deadline.
       headers:

@@ -4,6 +4,7 @@ import StoryFunctions
 struct RouteBuilder {
     let functions: StoryFunctionsService
     let media: any MediaStore
+    let mediaDelivery: MediaHandler.Delivery
     let isReady: @Sendable () -> Bool
     let metrics: RouteHandler
     let openAPI: RouteHandler
@@ -48,7 +49,7 @@ struct RouteBuilder {
             case .prefix(let text): prefix = text
             case .exact(let text): prefix = text.hasSuffix("/") ? text : text + "/"
             }
-            return MediaHandler.handler(self.media, prefix: prefix)
+            return MediaHandler.handler(self.media, prefix: prefix, delivery: self.mediaDelivery)
         case .me: return MeHandler.handler()
         case .healthz: return SystemHandlers.health()
         case .readyz: return SystemHandlers.ready(isReady: self.isReady)

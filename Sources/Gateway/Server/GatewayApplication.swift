@@ -109,7 +109,18 @@ public struct GatewayApplication: Sendable {
                 message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
             )
         }
-        self.media = FileMediaStore(directory: configuration.mediaDirectory)
+        // Media: on this replica's disk, or in an S3 bucket every replica shares (on the same libcurl client).
+        var mediaDelivery = MediaHandler.Delivery.proxy
+        if let s3 = try configuration.media.s3Settings() {
+            let store = S3MediaStore(settings: s3, http: self.curl, logger: logger, metricsFactory: metrics.factory)
+            if configuration.media.delivery == .redirect {
+                let ttl = configuration.media.urlTTLSeconds
+                mediaDelivery = .redirect { key in try await store.presignedURL(key, expiresSeconds: ttl, now: Int(WallClock.now())) }
+            }
+            self.media = store
+        } else {
+            self.media = FileMediaStore(directory: configuration.mediaDirectory)
+        }
         let functions = StoryFunctionsService(
             provider: self.provider, media: self.media, models: configuration.models, logger: logger, metricsFactory: metrics.factory
         )
@@ -119,7 +130,7 @@ public struct GatewayApplication: Sendable {
             defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
         let builder = RouteBuilder(
-            functions: functions, media: self.media,
+            functions: functions, media: self.media, mediaDelivery: mediaDelivery,
             isReady: { [requiredRedis, drain] in
                 !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
             },

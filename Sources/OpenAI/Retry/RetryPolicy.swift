@@ -5,14 +5,21 @@
 /// - Before retry `n` (after attempt `n` failed) the wait is exponential backoff with full jitter,
 ///   `random(0...min(backoffCap, backoffBase * 2^(n-1)))`, raised to `Retry-After` when the server sent one.
 /// - A wait that would reach the call's deadline is not taken: the call stops with the last error.
-struct RetryPolicy: Sendable, Hashable {
+public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per call, the first included.
-    var maxAttempts: Int
-    var backoffBase: Duration
-    var backoffCap: Duration
+    public var maxAttempts: Int
+    public var backoffBase: Duration
+    public var backoffCap: Duration
+
+    /// A policy; the OpenAI client's is `OpenAIConfiguration`'s `maxAttempts`, `backoffBase` and `backoffCap`.
+    public init(maxAttempts: Int, backoffBase: Duration, backoffCap: Duration) {
+        self.maxAttempts = maxAttempts
+        self.backoffBase = backoffBase
+        self.backoffCap = backoffCap
+    }
 
     /// What went wrong on an attempt.
-    enum Failure: Sendable, Hashable {
+    public enum Failure: Sendable, Hashable {
         /// The server answered with this status.
         case status(Int)
         /// No connection, or the connection broke (`CurlError.isConnectionError`).
@@ -22,14 +29,14 @@ struct RetryPolicy: Sendable, Hashable {
     }
 
     /// What to do next.
-    enum Decision: Sendable, Hashable {
+    public enum Decision: Sendable, Hashable {
         /// Wait this long, then make the next attempt.
         case retry(after: Duration)
         /// Give up and report the attempt's error.
         case stop(StopReason)
     }
 
-    enum StopReason: Sendable, Hashable {
+    public enum StopReason: Sendable, Hashable {
         /// The failure is not one that is retried.
         case notRetryable
         /// ``maxAttempts`` attempts were made.
@@ -39,14 +46,14 @@ struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The random source for full jitter: a fraction in `0...1`.
-    struct Jitter: Sendable {
+    public struct Jitter: Sendable {
         let fraction: @Sendable () -> Double
 
         /// A uniformly random fraction.
-        static let random = Jitter { Double.random(in: 0...1) }
+        public static let random = Jitter { Double.random(in: 0...1) }
 
         /// Always `fraction` (tests).
-        static func fixed(_ fraction: Double) -> Jitter { Jitter { fraction } }
+        public static func fixed(_ fraction: Double) -> Jitter { Jitter { fraction } }
     }
 
     /// The statuses that are retried.
@@ -67,7 +74,7 @@ struct RetryPolicy: Sendable, Hashable {
     ///   - retryAfter: The server's `Retry-After`, already parsed, if any: the wait is at least this.
     ///   - remaining: Time left before the call's deadline.
     ///   - jitter: Where the backoff's random fraction comes from.
-    func decide(
+    public func decide(
         afterAttempt attempt: Int,
         failure: Failure,
         retryAfter: Duration?,

@@ -6,6 +6,7 @@ public import OpenAI
 ///
 /// Codes: `INVALID_ARGUMENT` (400), `CONTENT_POLICY_VIOLATION` (400), `NOT_FOUND` (404),
 /// `PAYLOAD_TOO_LARGE` (413), `STORAGE_ERROR` (500), `UPSTREAM_ERROR` (502), `UPSTREAM_RATE_LIMITED` (503),
+/// `STORAGE_UNAVAILABLE` (503),
 /// `UPSTREAM_TIMEOUT` (504). The gateway may map `ai` itself; the statuses here are sensible defaults.
 public struct FunctionError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: Int
@@ -17,13 +18,16 @@ public struct FunctionError: Error, Sendable, Equatable, CustomStringConvertible
     public let field: String?
     /// The provider's error, when the provider failed.
     public let ai: AIError?
+    /// Seconds until a retry may succeed (`Retry-After`), when the failure is temporary.
+    public let retryAfter: Int?
 
-    public init(status: Int, code: String, message: String, field: String? = nil, ai: AIError? = nil) {
+    public init(status: Int, code: String, message: String, field: String? = nil, ai: AIError? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.field = field
         self.ai = ai
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(self.code): \(self.message)" }
@@ -63,6 +67,11 @@ public struct FunctionError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// 500 `STORAGE_ERROR`: the media store failed.
     public static let storage = FunctionError(status: 500, code: "STORAGE_ERROR", message: "The media could not be stored or read.")
+
+    /// 503 `STORAGE_UNAVAILABLE`: the object store did not answer, or refused, after its retries.
+    public static let storageUnavailable = FunctionError(
+        status: 503, code: "STORAGE_UNAVAILABLE", message: "The media store is unavailable. Please retry later.", retryAfter: 5
+    )
 
     /// 502 `UPSTREAM_ERROR` for an unreadable provider answer (`ai.kind == .invalidResponse`).
     public static func invalidUpstream(_ what: String) -> FunctionError {

@@ -31,7 +31,7 @@ public final class FileMediaStore: MediaStore {
         }
     }
 
-    public func put(_ bytes: [UInt8], contentType: String, owner: String) async throws -> MediaObject {
+    public func put(_ bytes: [UInt8], contentType: String, owner: String, kind: MediaKind) async throws -> MediaObject {
         try POSIXFile.makeDirectory(self.directory)
         let key = MediaKey.make()
         let object = MediaObject(key: key, contentType: contentType, byteCount: bytes.count, etag: "\"\(key)\"", owner: owner)

@@ -20,7 +20,7 @@ extension StoryFunctionsService {
             safetyIdentifier: caller.safetyIdentifier
         )
         let result = try await self.ai("avatar") { () async throws(AIError) in try await self.provider.generateImage(image) }
-        let object = try await self.storeImage(result, caller: caller)
+        let object = try await self.storeImage(result, kind: .heroAvatar, caller: caller)
         let revised = result.revisedPrompt.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 } ?? sent
         return ResponseEncoder.encode(AvatarGenerationResponse(
             imageURL: Self.mediaPath(object.key), generationID: object.key, revisedPrompt: revised
@@ -58,7 +58,7 @@ extension StoryFunctionsService {
             )
             result = try await self.ai("illustration") { () async throws(AIError) in try await self.provider.generateImage(image) }
         }
-        let object = try await self.storeImage(result, caller: caller)
+        let object = try await self.storeImage(result, kind: .storyIllustration, caller: caller)
         return ResponseEncoder.encode(SceneIllustrationResponse(imageURL: Self.mediaPath(object.key), generationID: object.key))
     }
 
@@ -68,7 +68,7 @@ extension StoryFunctionsService {
         do {
             // Owners compare as bytes: `String`'s `==` is canonical equivalence, and "é" as one scalar and as
             // e + U+0301 are two uids.
-            guard let object = try await self.media.metadata(key), object.owner.utf8.elementsEqual(caller.uid.utf8),
+            guard let object = try await self.media.metadata(key), object.owner.utf8.elementsEqual(self.media.ownerTag(caller.uid).utf8),
                   object.contentType == "image/png",
                   let bytes = try await self.media.read(key, range: nil), PNG.isPNG(bytes) else { throw notFound }
             return bytes
@@ -79,9 +79,9 @@ extension StoryFunctionsService {
         }
     }
 
-    func storeImage(_ result: ImageResult, caller: Caller) async throws(FunctionError) -> MediaObject {
+    func storeImage(_ result: ImageResult, kind: MediaKind, caller: Caller) async throws(FunctionError) -> MediaObject {
         guard PNG.isPNG(result.png) else { throw .invalidUpstream("The image answer is not a PNG.") }
-        return try await self.store(result.png, contentType: "image/png", caller: caller)
+        return try await self.store(result.png, contentType: "image/png", kind: kind, caller: caller)
     }
 }
 

@@ -75,9 +75,9 @@ public final class StoryFunctionsService: Sendable {
         }
     }
 
-    func store(_ bytes: [UInt8], contentType: String, caller: Caller) async throws(FunctionError) -> MediaObject {
+    func store(_ bytes: [UInt8], contentType: String, kind: MediaKind, caller: Caller) async throws(FunctionError) -> MediaObject {
         do {
-            return try await self.media.put(bytes, contentType: contentType, owner: caller.uid)
+            return try await self.media.put(bytes, contentType: contentType, owner: caller.uid, kind: kind)
         } catch let error as FunctionError {
             throw error
         } catch {
