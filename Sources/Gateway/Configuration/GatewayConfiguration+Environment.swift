@@ -34,7 +34,9 @@ extension GatewayConfiguration {
                 return range
             }
         }
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: Self.isRedisURL) ?? self.redisURL
+        // Checked against REDIS_CLUSTER by `validateRedis()`, with the form expected.
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: { _ in true }) ?? self.redisURL
+        self.redisCluster = try reader.boolean("REDIS_CLUSTER", default: self.redisCluster)
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
         self.redisTimeoutMilliseconds = try reader.integer(
             "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
