@@ -1,4 +1,5 @@
 import Foundation
+import IDTokens
 import Logging
 import RateLimiting
 import Synchronization
@@ -98,6 +99,7 @@ private func redisCheckLatencyAndThroughput() async throws {
 
     var configuration = RedisRateLimitStore.Configuration(url: "redis://127.0.0.1:\(server.port)")
     configuration.timeout = .seconds(1)
+    configuration.keyHash = UserHash.logIdentifier  // as the gateway sets it
     var logger = Logger(label: "benchmark.ratelimit")
     logger.logLevel = .error
     let store = try RedisRateLimitStore(configuration: configuration, logger: logger)

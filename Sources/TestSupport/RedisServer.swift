@@ -137,7 +137,7 @@ public final class RedisServer: Sendable {
         throw RedisServerError(message: "redis-server did not answer PING on port \(self.port)")
     }
 
-    private static func executable(_ name: String) throws -> URL {
+    static func executable(_ name: String) throws -> URL {
         for directory in ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"] {
             let path = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }

@@ -229,10 +229,13 @@ struct RateLimitEndToEndTests {
                     var recovered = false
                     for _ in 0..<100 where !recovered {
                         _ = try await first.request("POST", "/test/limited", headers: [("X-User-Id", "after-restart")], body: [])
-                        recovered = (try? redis.cli("EXISTS", "storygate:rl:{story-generation}:after-restart"))?.contains("1") == true
+                        // The key carries the uid hash of the logs, never the uid.
+                        let key = "storygate:rl:story-generation:{\(UserHash.logIdentifier("after-restart"))}"
+                        recovered = (try? redis.cli("EXISTS", key))?.contains("1") == true
                         if !recovered { try await Task.sleep(for: .milliseconds(50)) }
                     }
                     #expect(recovered)
+                    #expect(try !redis.cli("KEYS", "*").contains("after-restart"))
                 }
             }
         }

@@ -83,6 +83,6 @@ struct RESPTests {
         #expect(throws: RateLimitStoreError.scriptError) { try TokenBucketScript.decision(from: .error("ERR boom")) }
         #expect(throws: RateLimitStoreError.protocolError) { try TokenBucketScript.decision(from: .integer(1)) }
         #expect(TokenBucketScript.isNoScript(.error("NOSCRIPT No matching script. Please use EVAL.")))
-        #expect(TokenBucketScript.redisKey(limit: .storyGeneration, key: "uid") == "storygate:rl:{story-generation}:uid")
+        #expect(TokenBucketScript.redisKey(limit: .storyGeneration, tag: "0123abcd") == "storygate:rl:story-generation:{0123abcd}")
     }
 }

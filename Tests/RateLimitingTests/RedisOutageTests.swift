@@ -31,7 +31,7 @@ struct RedisOutageTests {
                 // Redis restarted empty: within 2 s, checks reach it again (a fresh, full bucket).
                 let decision = try await Self.firstSuccess(within: .seconds(2)) { try await store.check(limit, key: "kim", cost: 1) }
                 #expect(decision.remaining == 9)
-                #expect(try redis.cli("EXISTS", "storygate:rl:{story-generation}:kim") == "1")
+                #expect(try redis.cli("EXISTS", store.redisKey(for: limit, key: "kim")) == "1")
             }
         }
     }

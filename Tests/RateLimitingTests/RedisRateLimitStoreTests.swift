@@ -37,7 +37,7 @@ struct RedisRateLimitStoreTests {
         try await withRedisServer { redis async throws in
             try await withRedisStore(redis) { store async throws in
                 let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
-                let key = "storygate:rl:{story-generation}:carol"
+                let key = store.redisKey(for: limit, key: "carol")
                 // Empty, last refilled 180 s ago by Redis's clock: half a token now.
                 try redis.cli("HSET", key, "tokens", "0", "ts", String(try redisTime(redis) - 180))
                 let refused = try await store.check(limit, key: "carol", cost: 1)
@@ -63,7 +63,7 @@ struct RedisRateLimitStoreTests {
                 let over = try await store.check(limit, key: "dave", cost: 3)
                 #expect(over.allowed && over.shadowLimited)
                 #expect(over.remaining == 0)
-                #expect(Double(try redis.cli("HGET", "storygate:rl:{avatar-generation}:dave", "tokens")) == 0)
+                #expect(Double(try redis.cli("HGET", store.redisKey(for: limit, key: "dave"), "tokens")) == 0)
             }
         }
     }
@@ -105,7 +105,7 @@ struct RedisRateLimitStoreTests {
         try await withRedisServer { redis async throws in
             try await withRedisStore(redis) { store async throws in
                 let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
-                let key = "storygate:rl:{story-generation}:gina"
+                let key = store.redisKey(for: limit, key: "gina")
                 // Drained an hour ago by Redis's clock: full now, whatever this process's clock says.
                 try redis.cli("HSET", key, "tokens", "0", "ts", String(try redisTime(redis) - 3600))
                 #expect(try await store.check(limit, key: "gina", cost: 1).remaining == 9)
@@ -124,14 +124,14 @@ struct RedisRateLimitStoreTests {
             try await withRedisStore(redis) { store async throws in
                 let limit = RateLimit(name: "story-generation", capacity: 10, period: 3600)
                 _ = try await store.check(limit, key: "hank", cost: 1)
-                let ttl = try #require(Int(try redis.cli("PTTL", "storygate:rl:{story-generation}:hank")))
+                let ttl = try #require(Int(try redis.cli("PTTL", store.redisKey(for: limit, key: "hank"))))
                 #expect(ttl > 350_000 && ttl <= 360_000)
                 _ = try await store.check(limit, key: "hank", cost: 9)
-                let drained = try #require(Int(try redis.cli("PTTL", "storygate:rl:{story-generation}:hank")))
+                let drained = try #require(Int(try redis.cli("PTTL", store.redisKey(for: limit, key: "hank"))))
                 #expect(drained > 3_590_000 && drained <= 3_600_000)
                 // A refused oversized request on a fresh key writes nothing.
                 #expect(try await !store.check(limit, key: "ivy", cost: 11).allowed)
-                #expect(try redis.cli("EXISTS", "storygate:rl:{story-generation}:ivy") == "0")
+                #expect(try redis.cli("EXISTS", store.redisKey(for: limit, key: "ivy")) == "0")
             }
         }
     }
@@ -169,8 +169,8 @@ struct RedisConnectionTests {
             let url = "redis://:s3cret@127.0.0.1:\(redis.port)/3"
             try await withRedisStore(redis, configure: { $0.url = url }) { store async throws in
                 #expect(try await store.check(limit, key: "pat", cost: 1).remaining == 9)
-                #expect(try redis.cli(database: 3, arguments: ["EXISTS", "storygate:rl:{story-generation}:pat"]) == "1")
-                #expect(try redis.cli(database: 0, arguments: ["EXISTS", "storygate:rl:{story-generation}:pat"]) == "0")
+                #expect(try redis.cli(database: 3, arguments: ["EXISTS", store.redisKey(for: limit, key: "pat")]) == "1")
+                #expect(try redis.cli(database: 0, arguments: ["EXISTS", store.redisKey(for: limit, key: "pat")]) == "0")
             }
         }
     }
@@ -202,7 +202,7 @@ struct RedisConnectionTests {
                     successes += 1
                 }
                 // Every token taken in Redis belongs to a check that reported success.
-                let tokens = try #require(Double(try redis.cli("HGET", "storygate:rl:{story-generation}:rae", "tokens")))
+                let tokens = try #require(Double(try redis.cli("HGET", store.redisKey(for: limit, key: "rae"), "tokens")))
                 #expect(abs(tokens - Double(10 - successes)) < 0.05)  // refill while the test runs is ~0.003 per second; a double count is 1
             }
         }

@@ -59,10 +59,16 @@ extension ConfigFile {
     }
 
     static func applyRedis(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
-        let redis = try value.mapping(["url", "pool_size", "timeout_ms", "failure_policy"])
+        let redis = try value.mapping(["url", "cluster", "pool_size", "timeout_ms", "failure_policy"])
         try redis.assign(&configuration.redisURL, "url") { value throws(ConfigurationError) in
-            value.isNull ? nil : try value.string("redis://[:password@]host:port[/db]", secret: true, isValid: GatewayConfiguration.isRedisURL)
+            value.isNull
+                ? nil
+                : try value.string(
+                    "redis://[:password@]host:port[/db], or with cluster: true redis://[:password@]host:port[,host:port...]",
+                    secret: true, isValid: GatewayConfiguration.isRedisURL
+                )
         }
+        try redis.assign(&configuration.redisCluster, "cluster") { value throws(ConfigurationError) in try value.boolean() }
         try redis.assign(&configuration.redisPoolSize, "pool_size") { value throws(ConfigurationError) in try value.integer(in: ConfigurationBounds.redisPoolSize) }
         try redis.assign(&configuration.redisTimeoutMilliseconds, "timeout_ms") { value throws(ConfigurationError) in
             try value.integer(in: ConfigurationBounds.redisTimeoutMilliseconds)

@@ -52,8 +52,8 @@ struct EnvironmentReader {
     func boolean(_ name: String, default defaultValue: Bool) throws(ConfigurationError) -> Bool {
         guard let value = self.raw(name) else { return defaultValue }
         switch value.lowercased() {
-        case "true", "1", "yes": return true
-        case "false", "0", "no": return false
+        case "true", "1", "yes", "on": return true
+        case "false", "0", "no", "off": return false
         default: throw ConfigurationError(variable: name, message: "must be true or false, not '\(value.prefix(40))'")
         }
     }

@@ -66,6 +66,7 @@ extension GatewayConfiguration {
         typealias Y = YAMLNode
         return Y.mapping([
             ("url", Y.optional(self.redisURL.map { Y.string(Self.redactingPassword($0)) })),
+            ("cluster", Y.bool(self.redisCluster)),
             ("pool_size", Y.int(self.redisPoolSize)),
             ("timeout_ms", Y.int(self.redisTimeoutMilliseconds)),
             ("failure_policy", Y.string(self.rateLimitFailurePolicy.rawValue)),

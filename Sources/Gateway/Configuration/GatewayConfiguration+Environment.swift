@@ -34,7 +34,9 @@ extension GatewayConfiguration {
                 return range
             }
         }
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, expected: Expected.redisURL, validate: Self.isRedisURL) ?? self.redisURL
+        // Checked against REDIS_CLUSTER by `validateRedis()`, with the form expected.
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: { _ in true }) ?? self.redisURL
+        self.redisCluster = try reader.boolean("REDIS_CLUSTER", default: self.redisCluster)
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
         self.redisTimeoutMilliseconds = try reader.integer(
             "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
@@ -78,7 +80,6 @@ enum Expected {
         "be an absolute https URL such as \(GatewayConfiguration.googleCertsURL) (plain http only to a loopback address, no user info)"
     static let openAIBaseURL =
         "be an absolute https URL such as https://api.openai.com/v1 (plain http only to a loopback address, no user info)"
-    static let redisURL = "look like redis://[:password@]host:port[/db]"
     static let modelName = "be a model name (letters, digits, '-', '.', '_' and ':'), such as gpt-5"
     static let directory = "be a directory path"
 }

@@ -24,7 +24,8 @@ public import StoryFunctions
 /// | | `RATE_LIMIT_SHADOW` | `all` or a comma list of limit names to count and report but never reject | none |
 /// | `auth_failure_limit` | `AUTH_FAILURE_LIMIT` | per client address for unauthenticated and failed-auth requests: `{capacity, period_seconds}` (`<count>/<seconds>`), or `off` | `20/60` |
 /// | `trusted_proxies` | `TRUSTED_PROXIES` | list (comma list) of IPs/CIDRs whose `X-Forwarded-For` is believed | none |
-/// | `redis.url` | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways | none (in memory) |
+/// | `redis.url` | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways; with `redis.cluster`, seed nodes `redis://[:password@]host:port[,host:port...]` | none (in memory) |
+/// | `redis.cluster` | `REDIS_CLUSTER` | `true`/`false` (`on`/`off`): Redis Cluster, the topology discovered from the URL's nodes | `false` |
 /// | `redis.pool_size` | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
 /// | `redis.timeout_ms` | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
 /// | `redis.failure_policy` | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
@@ -71,6 +72,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var authFailureLimit: RateLimit? = RateLimit(name: "auth-failures", capacity: 20, period: 60)
     public var trustedProxies: [IPAddressRange] = []
     public var redisURL: String?
+    public var redisCluster = false
     public var redisPoolSize = 4
     public var redisTimeoutMilliseconds = 50
     public var rateLimitFailurePolicy = FailoverRateLimitStore.Policy.failOpen
@@ -97,6 +99,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         try self.proxy.validate()
         _ = try self.media.s3Settings()
+        try self.validateRedis()
         try self.validateLimitCosts()
         switch self.mode {
         case .prod:
@@ -152,9 +155,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
         }
     }
 
-    /// What the Redis store takes: the same parser, so `check-config` refuses what `serve` would.
+    /// What the Redis store takes in either mode: the same parser, so `check-config` refuses what `serve` would
+    /// (`validateRedis()` checks the URL against the mode).
     static func isRedisURL(_ url: String) -> Bool {
-        RedisRateLimitStore.isValidURL(url)
+        RedisRateLimitStore.isValidURL(url) || RedisRateLimitStore.isValidURL(url, cluster: true)
     }
 
     /// An HTTP header name: an RFC 9110 token of at most 128 characters.

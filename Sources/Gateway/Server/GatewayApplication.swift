@@ -76,6 +76,9 @@ public struct GatewayApplication: Sendable {
             var redisConfiguration = RedisRateLimitStore.Configuration(url: redisURL)
             redisConfiguration.poolSize = configuration.redisPoolSize
             redisConfiguration.timeout = .milliseconds(configuration.redisTimeoutMilliseconds)
+            redisConfiguration.cluster = configuration.redisCluster
+            // Keys carry the logs' uid hash: no raw uid in Redis, and users spread over a cluster's slots.
+            redisConfiguration.keyHash = UserHash.logIdentifier
             let redis: RedisRateLimitStore
             do {
                 redis = try RedisRateLimitStore(configuration: redisConfiguration, logger: logger)

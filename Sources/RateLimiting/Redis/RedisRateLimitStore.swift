@@ -9,18 +9,29 @@ public import ServiceLifecycle
 /// Redis's clock (gateways' clocks may drift). Commands are pipelined over a small pool of RESP connections on
 /// SwiftNIO. A check fails with a `RateLimitStoreError` within `timeout`: it never hangs on a slow or dead Redis.
 ///
+/// A bucket is the hash `storygate:rl:<limit>:{<keyHash(key)>}`. In cluster mode the store keeps a pool per
+/// primary, sends each check to its key's slot's primary and follows `MOVED` and `ASK` (`RedisCluster`).
+///
 /// Run it as a `Service`: `run()` keeps the pool connected until graceful shutdown, then closes it. Until `run()`
 /// has started, checks fail (with `.timeout` or `.unavailable`).
 public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     /// Every key, its type and its default.
     public struct Configuration: Sendable {
-        /// `redis://[[user]:password@]host[:port][/db]`; port 6379 and database 0 by default.
+        /// `redis://[[user]:password@]host[:port][/db]`; port 6379 and database 0 by default. In cluster mode, one
+        /// or more seed nodes: `redis://[[user]:password@]host[:port][,host[:port]...]` (database 0 only).
         public var url: String
-        /// Connections in the pool, used round robin. Default 4.
+        /// Whether `url` names Redis Cluster seed nodes: the slot map is read with `CLUSTER SLOTS`, each check goes
+        /// to its key's primary, `MOVED` and `ASK` are followed. Default false.
+        public var cluster = false
+        /// A user's pseudonym in their bucket keys, the hash tag of `storygate:rl:<limit>:{<tag>}`: no raw key is
+        /// stored, and users spread over a cluster's slots. Default: 16 hex digits of SHA-1 over the
+        /// domain-separated key (the gateway passes its logs' uid hash, so a key matches the logs' `uid_hash`).
+        public var keyHash: @Sendable (String) -> String = RedisRateLimitStore.defaultKeyHash
+        /// Connections in the pool (per primary in cluster mode), used round robin. Default 4.
         public var poolSize = 4
-        /// How long one check may take, connection wait included. Default 50 ms.
+        /// How long one check may take, connection wait and cluster redirections included. Default 50 ms.
         public var timeout: Duration = .milliseconds(50)
-        /// At most one connection attempt per slot this often. Default 250 ms.
+        /// At most one connection attempt per slot this often, and one cluster topology refresh. Default 250 ms.
         public var reconnectInterval: Duration = .milliseconds(250)
         /// How long connecting (TCP, AUTH, SELECT, SCRIPT LOAD) may take. Default 500 ms.
         public var connectTimeout: Duration = .milliseconds(500)
@@ -34,14 +45,39 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         }
     }
 
-    private let pool: RedisConnectionPool
+    /// A single server's pool, or the cluster's pools.
+    private enum Routing: Sendable {
+        case single(RedisRoute)
+        case cluster(RedisCluster)
+    }
+
+    /// Redirections one check follows at most (a slot migrating while its map is refreshed takes two).
+    static let maximumRedirections = 5
+
+    private let routing: Routing
+    private let keyHash: @Sendable (String) -> String
     private let timeout: TimeAmount
     private let logger: Logger
 
-    /// Whether `url` is a Redis URL this store takes (`redis://[[user]:password@]host[:port][/db]`), so a
-    /// configuration check refuses exactly what `init` would.
-    public static func isValidURL(_ url: String) -> Bool {
-        (try? RedisEndpoint(url: url)) != nil
+    /// Whether `url` is a Redis URL this store takes (`redis://[[user]:password@]host[:port][/db]`; in cluster mode
+    /// one or more comma-separated hosts and no database), so a configuration check refuses exactly what `init` would.
+    public static func isValidURL(_ url: String, cluster: Bool = false) -> Bool {
+        (try? Self.seeds(url: url, cluster: cluster)) != nil
+    }
+
+    /// Why `url` is not usable in the given mode, with the form expected; nil when it is.
+    public static func problem(withURL url: String, cluster: Bool) -> String? {
+        do throws(RateLimitStoreError) {
+            _ = try Self.seeds(url: url, cluster: cluster)
+            return nil
+        } catch {
+            return error.detail ?? error.shortDescription
+        }
+    }
+
+    /// The default `Configuration.keyHash`: 16 hex digits of SHA-1 over `storygate/rl-user/<key>`.
+    public static let defaultKeyHash: @Sendable (String) -> String = { key in
+        String(SHA1.hexDigest("storygate/rl-user/" + key).prefix(16))
     }
 
     /// Validates the configuration; connects nothing until `run()`.
@@ -52,61 +88,145 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
     ) throws(RateLimitStoreError) {
-        let endpoint = try RedisEndpoint(url: configuration.url)
+        let seeds: [RedisEndpoint]
+        do throws(RateLimitStoreError) {
+            seeds = try Self.seeds(url: configuration.url, cluster: configuration.cluster)
+        } catch {
+            let form = configuration.cluster ? "redis://[[user]:password@]host[:port][,host[:port]...]" : "redis://[[user]:password@]host[:port][/db]"
+            throw error.with(detail: "\(error.detail ?? "malformed Redis URL"); expected \(form)")
+        }
         guard configuration.poolSize > 0,
             configuration.timeout > .zero,
             configuration.reconnectInterval > .zero,
             configuration.connectTimeout > .zero
         else { throw .invalidConfiguration.with(detail: "pool size and durations must be positive") }
         self.timeout = TimeAmount(configuration.timeout)
+        self.keyHash = configuration.keyHash
         self.logger = logger
-        self.pool = RedisConnectionPool(
-            endpoint: endpoint,
-            size: configuration.poolSize,
-            eventLoopGroup: eventLoopGroup,
-            connectTimeout: TimeAmount(configuration.connectTimeout),
-            stallLimit: max(TimeAmount(configuration.stallLimit), TimeAmount(configuration.timeout) * 10),
-            reconnectInterval: TimeAmount(configuration.reconnectInterval),
-            logger: logger
-        )
-    }
-
-    /// Keeps the pool connected until graceful shutdown (or cancellation), then closes its connections.
-    /// Call it once, from a `ServiceGroup`; after it returns, checks fail with `.shutdown`.
-    public func run() async throws {
-        await withGracefulShutdownHandler {
-            await self.pool.run()
-        } onGracefulShutdown: {
-            self.pool.shutdown()
+        let stallLimit = max(TimeAmount(configuration.stallLimit), TimeAmount(configuration.timeout) * 10)
+        if configuration.cluster {
+            self.routing = .cluster(
+                RedisCluster(
+                    seeds: seeds, poolSize: configuration.poolSize, eventLoopGroup: eventLoopGroup,
+                    connectTimeout: TimeAmount(configuration.connectTimeout), stallLimit: stallLimit,
+                    refreshInterval: TimeAmount(configuration.reconnectInterval), logger: logger
+                )
+            )
+        } else {
+            let pool = RedisConnectionPool(
+                endpoint: seeds[0],
+                size: configuration.poolSize,
+                eventLoopGroup: eventLoopGroup,
+                connectTimeout: TimeAmount(configuration.connectTimeout),
+                stallLimit: stallLimit,
+                reconnectInterval: TimeAmount(configuration.reconnectInterval),
+                logger: logger
+            )
+            self.routing = .single(RedisRoute(node: ClusterNodeAddress(host: seeds[0].host, port: seeds[0].port), pool: pool))
         }
     }
 
-    /// Connections currently open to Redis: 0 before `run()` has connected and during an outage (for readiness).
-    public var liveConnectionCount: Int { self.pool.liveConnectionCount }
+    private static func seeds(url: String, cluster: Bool) throws(RateLimitStoreError) -> [RedisEndpoint] {
+        let endpoints = try RedisEndpoint.endpoints(url: url)
+        if cluster {
+            guard endpoints[0].database == 0 else {
+                throw .invalidConfiguration.with(detail: "Redis Cluster has database 0 only")
+            }
+        } else {
+            guard endpoints.count == 1 else {
+                throw .invalidConfiguration.with(detail: "Redis URL lists several hosts, which only Redis Cluster mode takes")
+            }
+        }
+        return endpoints
+    }
+
+    /// Keeps the pool connected (in cluster mode: the topology read and a pool per primary) until graceful shutdown
+    /// (or cancellation), then closes its connections. Call it once, from a `ServiceGroup`; after it returns, checks
+    /// fail with `.shutdown`.
+    public func run() async throws {
+        switch self.routing {
+        case .single(let route):
+            await withGracefulShutdownHandler {
+                await route.pool.run()
+            } onGracefulShutdown: {
+                route.pool.shutdown()
+            }
+        case .cluster(let cluster):
+            await withGracefulShutdownHandler {
+                await cluster.run()
+            } onGracefulShutdown: {
+                cluster.shutdown()
+            }
+        }
+    }
+
+    /// Connections currently open to Redis (to any node): 0 before `run()` has connected and during an outage
+    /// (for readiness).
+    public var liveConnectionCount: Int {
+        switch self.routing {
+        case .single(let route): route.pool.liveConnectionCount
+        case .cluster(let cluster): cluster.liveConnectionCount
+        }
+    }
+
+    /// The cluster's slot map as last read; nil outside cluster mode (for tests).
+    var clusterTopology: ClusterTopology? {
+        guard case .cluster(let cluster) = self.routing else { return nil }
+        return cluster.topology
+    }
+
+    /// The Redis key of the bucket for (`limit`, `key`), for operators and tests.
+    public func redisKey(for limit: RateLimit, key: String) -> String {
+        TokenBucketScript.redisKey(limit: limit, tag: self.keyHash(key))
+    }
 
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).
     ///
     /// After `NOSCRIPT` the script is sent again with `EVAL`; a check whose command never left (its connection
-    /// closed first) is retried once on another, within the same deadline. A check that times out may still have
-    /// run in Redis.
+    /// closed first) is retried once on another, within the same deadline. In cluster mode a `MOVED` or `ASK` is
+    /// followed to the node it names, and a node that fails asks for a topology refresh. A check that times out may
+    /// still have run in Redis.
     public func check(_ limit: RateLimit, key: String, cost: Double) async throws(RateLimitStoreError) -> RateLimitDecision {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         let deadline = NIODeadline.now() + self.timeout
+        let redisKey = self.redisKey(for: limit, key: key)
+        var route: RedisRoute
+        switch self.routing {
+        case .single(let single): route = single
+        case .cluster(let cluster): route = try cluster.route(slot: ClusterKeySlot.slot(of: redisKey))
+        }
+        var asking = false
+        var redirections = 0
         var retried = false
         while true {
-            let connection = try await self.pool.connection(deadline: deadline)
             do throws(RateLimitStoreError) {
-                var reply = try await connection.send(TokenBucketScript.evalSHA(limit: limit, key: key, cost: cost), deadline: deadline)
+                let connection = try await route.pool.connection(deadline: deadline)
+                var reply = try await connection.send(TokenBucketScript.evalSHA(key: redisKey, limit: limit, cost: cost), asking: asking, deadline: deadline)
                 if TokenBucketScript.isNoScript(reply) {
                     // Redis lost its script cache (SCRIPT FLUSH, a restart behind a proxy): EVAL runs it and caches it again.
                     self.logger.debug("Redis answered NOSCRIPT; sending the script again")
-                    reply = try await connection.send(TokenBucketScript.eval(limit: limit, key: key, cost: cost), deadline: deadline)
+                    reply = try await connection.send(TokenBucketScript.eval(key: redisKey, limit: limit, cost: cost), asking: asking, deadline: deadline)
+                }
+                if case .cluster(let cluster) = self.routing, let redirect = ClusterRedirect(reply, answeredBy: route.node) {
+                    redirections += 1
+                    guard redirections <= Self.maximumRedirections else {
+                        throw RateLimitStoreError.unavailable.with(detail: "more than \(Self.maximumRedirections) Redis Cluster redirections")
+                    }
+                    route = try cluster.redirected(redirect)
+                    asking = redirect.kind == .ask
+                    continue
                 }
                 return try TokenBucketScript.decision(from: reply)
             } catch where error.notSent && !retried {
                 // The connection closed before the script left: safe to try once on another.
                 retried = true
                 continue
+            } catch {
+                // A node that is down, slow or has left: its slots may have a new primary.
+                if case .cluster(let cluster) = self.routing, error == .unavailable || error == .timeout {
+                    cluster.requestRefresh()
+                }
+                throw error
             }
         }
     }

@@ -28,6 +28,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     private var closingError: RateLimitStoreError?
     private let stallLimit: TimeAmount
 
+    private static let asking = RedisCommand("ASKING")
+
     init(stallLimit: TimeAmount) {
         self.stallLimit = stallLimit
     }
@@ -38,6 +40,13 @@ final class RedisCommandHandler: ChannelDuplexHandler {
             request.promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "connection closed"))
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
+        }
+        if request.asking {
+            // ASKING holds for the next command on this connection only: written here, nothing comes between them.
+            // Its reply (+OK) is dropped.
+            self.pending.append(Pending(id: self.nextID, promise: nil, timeout: nil, sentAt: .now()))
+            self.nextID &+= 1
+            context.write(Self.wrapOutboundOut(Self.asking), promise: nil)
         }
         let id = self.nextID
         self.nextID &+= 1

@@ -60,16 +60,16 @@ final class RedisConnection: Sendable {
         return connection
     }
 
-    /// Sends `command` and waits for its reply until `deadline`.
+    /// Sends `command` (after `ASKING` when `asking`) and waits for its reply until `deadline`.
     ///
     /// A request that never left this process (the connection was already closed) fails with an error whose
     /// `notSent` is true, so the caller may retry it on another connection.
-    func send(_ command: RedisCommand, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
+    func send(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
         guard deadline > .now() else { throw .timeout }
         let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
         // If the write fails the command was not sent; when the handler already answered, this is a no-op
         // (a promise completes once; later completions are ignored).
-        self.channel.writeAndFlush(RedisRequest(command: command, promise: promise, deadline: deadline)).whenFailure { error in
+        self.channel.writeAndFlush(RedisRequest(command: command, promise: promise, deadline: deadline, asking: asking)).whenFailure { error in
             promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "write failed: \(error)"))
         }
         do {

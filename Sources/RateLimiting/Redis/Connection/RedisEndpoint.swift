@@ -1,4 +1,4 @@
-/// Where and how to connect, parsed from `redis://[[user]:password@]host[:port][/db]`.
+/// Where and how to connect to one server, parsed from `redis://[[user]:password@]host[:port][/db]`.
 struct RedisEndpoint: Sendable, Equatable {
     var host: String
     var port: Int
@@ -14,13 +14,25 @@ struct RedisEndpoint: Sendable, Equatable {
         self.database = database
     }
 
-    /// Parses a Redis URL. The scheme must be `redis`; the port defaults to 6379 and the database to 0;
-    /// user and password may be percent-encoded; an IPv6 host is written in brackets.
+    /// Parses a Redis URL naming one server. The scheme must be `redis`; the port defaults to 6379 and the database
+    /// to 0; user and password may be percent-encoded; an IPv6 host is written in brackets.
     init(url: String) throws(RateLimitStoreError) {
-        let invalid = RateLimitStoreError.invalidConfiguration
-        guard url.hasPrefix("redis://") else { throw invalid.with(detail: "Redis URL must start with redis://") }
+        let endpoints = try Self.endpoints(url: url)
+        guard endpoints.count == 1 else {
+            throw .invalidConfiguration.with(detail: "Redis URL lists several hosts, which only Redis Cluster mode takes")
+        }
+        self = endpoints[0]
+    }
+
+    /// Parses a Redis URL naming one or more servers, `redis://[[user]:password@]host[:port][,host[:port]...][/db]`
+    /// (Redis Cluster seed nodes): one endpoint per host, each with the URL's credentials and database.
+    static func endpoints(url: String) throws(RateLimitStoreError) -> [RedisEndpoint] {
+        func invalid(_ problem: String) -> RateLimitStoreError {
+            .invalidConfiguration.with(detail: problem)
+        }
+        guard url.hasPrefix("redis://") else { throw invalid("Redis URL must start with redis://") }
         var rest = Substring(url.dropFirst("redis://".count))
-        guard !rest.contains("?"), !rest.contains("#") else { throw invalid.with(detail: "Redis URL takes no query or fragment") }
+        guard !rest.contains("?"), !rest.contains("#") else { throw invalid("Redis URL takes no query or fragment") }
 
         var path: Substring = ""
         if let slash = rest.firstIndex(of: "/") {
@@ -33,48 +45,52 @@ struct RedisEndpoint: Sendable, Equatable {
             let userInfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             guard let colon = userInfo.firstIndex(of: ":") else {
-                throw invalid.with(detail: "Redis URL user info needs a password: [user]:password@")
+                throw invalid("Redis URL user info needs a password: [user]:password@")
             }
             let user = userInfo[..<colon]
             guard let decodedUser = Self.percentDecoded(user),
                 let decodedPassword = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
-            else { throw invalid.with(detail: "Redis URL has a malformed percent escape") }
+            else { throw invalid("Redis URL has a malformed percent escape") }
             username = decodedUser.isEmpty ? nil : decodedUser
             password = decodedPassword
         }
-
-        var host: Substring
-        var portText: Substring?
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw invalid.with(detail: "Redis URL has an unclosed [") }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw invalid.with(detail: "Redis URL has text after ]") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
-        } else {
-            host = rest
-        }
-        guard !host.isEmpty else { throw invalid.with(detail: "Redis URL has no host") }
-        var port = 6379
-        if let portText {
-            guard let parsed = Int(portText), (1...65535).contains(parsed) else { throw invalid.with(detail: "Redis URL has a bad port") }
-            port = parsed
-        }
         var database = 0
         if !path.isEmpty {
-            guard let parsed = Int(path), parsed >= 0 else { throw invalid.with(detail: "Redis URL has a bad database number") }
+            guard let parsed = Int(path), parsed >= 0 else { throw invalid("Redis URL has a bad database number") }
             database = parsed
         }
-        self.host = String(host)
-        self.port = port
-        self.username = username
-        self.password = password
-        self.database = database
+        var endpoints: [RedisEndpoint] = []
+        for hostAndPort in rest.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let (host, port) = Self.hostAndPort(hostAndPort) else {
+                throw invalid(hostAndPort.isEmpty ? "Redis URL has no host" : "Redis URL has a malformed host or port")
+            }
+            endpoints.append(RedisEndpoint(host: host, port: port, username: username, password: password, database: database))
+        }
+        return endpoints
+    }
+
+    /// `host`, `host:port`, `[ipv6]` or `[ipv6]:port`; nil when malformed or the port is not 1...65535.
+    private static func hostAndPort(_ text: Substring) -> (String, Int)? {
+        var host: Substring
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            let after = text[text.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return nil }
+                portText = after.dropFirst()
+            }
+        } else if let colon = text.lastIndex(of: ":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            host = text
+        }
+        guard !host.isEmpty else { return nil }
+        guard let portText else { return (String(host), 6379) }
+        guard let port = Int(portText), (1...65535).contains(port) else { return nil }
+        return (String(host), port)
     }
 
     /// The commands that prepare a new connection: AUTH when a password is set, SELECT when the database is not 0.

@@ -5,4 +5,6 @@ struct RedisRequest: Sendable {
     let command: RedisCommand
     let promise: EventLoopPromise<RESPValue>
     let deadline: NIODeadline
+    /// Whether `ASKING` goes right before the command, on the same connection (after a cluster's `ASK`).
+    var asking = false
 }

@@ -62,24 +62,26 @@ enum TokenBucketScript {
     /// The script's SHA-1, as `SCRIPT LOAD` returns it and `EVALSHA` takes it.
     static let sha1 = SHA1.hexDigest(source)
 
-    /// The hash that holds the bucket for (`limit`, `key`): `storygate:rl:{<limit>}:<key>`.
-    static func redisKey(limit: RateLimit, key: String) -> String {
-        "storygate:rl:{\(limit.name)}:\(key)"
+    /// The hash that holds a user's bucket for `limit`: `storygate:rl:<limit>:{<tag>}`, where `tag` is the user's
+    /// pseudonym. The tag is the hash tag: a user's keys share a slot, and users spread over a cluster's slots.
+    static func redisKey(limit: RateLimit, tag: String) -> String {
+        "storygate:rl:\(limit.name):{\(tag)}"
     }
 
-    static func evalSHA(limit: RateLimit, key: String, cost: Double) -> RedisCommand {
-        RedisCommand(["EVALSHA", self.sha1] + self.keysAndArguments(limit: limit, key: key, cost: cost))
+    static func evalSHA(key: String, limit: RateLimit, cost: Double) -> RedisCommand {
+        RedisCommand(["EVALSHA", self.sha1] + self.keysAndArguments(key: key, limit: limit, cost: cost))
     }
 
     /// `EVAL` with the source: runs the script and caches it again (after `NOSCRIPT`).
-    static func eval(limit: RateLimit, key: String, cost: Double) -> RedisCommand {
-        RedisCommand(["EVAL", self.source] + self.keysAndArguments(limit: limit, key: key, cost: cost))
+    static func eval(key: String, limit: RateLimit, cost: Double) -> RedisCommand {
+        RedisCommand(["EVAL", self.source] + self.keysAndArguments(key: key, limit: limit, cost: cost))
     }
 
     static let load = RedisCommand("SCRIPT", "LOAD", source)
 
-    private static func keysAndArguments(limit: RateLimit, key: String, cost: Double) -> [String] {
-        ["1", self.redisKey(limit: limit, key: key), "\(limit.capacity)", "\(limit.period)", "\(cost)", limit.shadow ? "1" : "0"]
+    /// The script touches one key, so in a cluster it runs on that key's primary.
+    private static func keysAndArguments(key: String, limit: RateLimit, cost: Double) -> [String] {
+        ["1", key, "\(limit.capacity)", "\(limit.period)", "\(cost)", limit.shadow ? "1" : "0"]
     }
 
     /// True for Redis's reply to `EVALSHA` of a script it does not have cached.
@@ -91,6 +93,10 @@ enum TokenBucketScript {
     /// Reads the script's reply.
     static func decision(from reply: RESPValue) throws(RateLimitStoreError) -> RateLimitDecision {
         if case .error(let message) = reply {
+            if message.hasPrefix("CLUSTERDOWN") { throw .unavailable.with(detail: message) }
+            if message.hasPrefix("MOVED ") || message.hasPrefix("ASK ") {
+                throw .scriptError.with(detail: "Redis answered \(message.prefix { $0 != " " }): it is a cluster node; turn cluster mode on")
+            }
             throw .scriptError.with(detail: message)
         }
         guard case .array(let elements?) = reply, elements.count == 5,
