@@ -35,7 +35,7 @@ extension GatewayConfiguration {
             }
         }
         // Checked against REDIS_CLUSTER by `validateRedis()`, with the form expected.
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, validate: { _ in true }) ?? self.redisURL
+        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, expected: Self.redisURLForms, validate: { _ in true }) ?? self.redisURL
         self.redisCluster = try reader.boolean("REDIS_CLUSTER", default: self.redisCluster)
         self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
         self.redisTimeoutMilliseconds = try reader.integer(
@@ -82,4 +82,7 @@ enum Expected {
         "be an absolute https URL such as https://api.openai.com/v1 (plain http only to a loopback address, no user info)"
     static let modelName = "be a model name (letters, digits, '-', '.', '_' and ':'), such as gpt-5"
     static let directory = "be a directory path"
+    static let s3Bucket = "be a bucket name (3 to 63 lowercase letters, digits, dots, hyphens), such as storygate-media"
+    static let s3Region = "be a region (letters, digits, hyphens), such as us-east-1 (auto for Cloudflare R2)"
+    static let s3Prefix = "be a prefix ending in / (letters, digits, - _ . /), such as media/"
 }

@@ -14,9 +14,9 @@ extension GatewayConfiguration {
             }
             self.media.s3Endpoint = endpoint
         }
-        self.media.s3Bucket = try reader.optionalString("S3_BUCKET", validate: S3Settings.isValidBucket) ?? self.media.s3Bucket
-        self.media.s3Region = try reader.string("S3_REGION", default: self.media.s3Region, validate: S3Settings.isValidRegion)
-        self.media.s3Prefix = try reader.string("S3_PREFIX", default: self.media.s3Prefix, validate: S3Settings.isValidPrefix)
+        self.media.s3Bucket = try reader.optionalString("S3_BUCKET", expected: Expected.s3Bucket, validate: S3Settings.isValidBucket) ?? self.media.s3Bucket
+        self.media.s3Region = try reader.string("S3_REGION", default: self.media.s3Region, expected: Expected.s3Region, validate: S3Settings.isValidRegion)
+        self.media.s3Prefix = try reader.string("S3_PREFIX", default: self.media.s3Prefix, expected: Expected.s3Prefix, validate: S3Settings.isValidPrefix)
         self.media.s3Addressing = try reader.choice("S3_ADDRESSING", default: self.media.s3Addressing)
         if let path = reader.raw("S3_CREDENTIALS_FILE") {
             do {
