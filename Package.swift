@@ -199,7 +199,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RateLimitingTests",
-            dependencies: ["RateLimiting", "TestSupport"],
+            dependencies: [
+                "RateLimiting", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

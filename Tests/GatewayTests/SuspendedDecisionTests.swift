@@ -28,7 +28,7 @@ struct SuspendedDecisionTests {
         if let redis {
             configuration.redisURL = redis.url
             // Exact counts need every check to reach Redis, even on a busy test machine.
-            configuration.redisTimeoutMilliseconds = 2000
+            configuration.redisTimeoutMilliseconds = 10000
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import RateLimiting
 import TestSupport
 import Testing
@@ -144,6 +146,27 @@ struct RedisRateLimitStoreTests {
                 #expect(try redis.cli("SCRIPT", "FLUSH") == "OK")
                 #expect(try await store.check(limit, key: "jack", cost: 1).remaining == 13)
                 #expect(try await store.check(limit, key: "jack", cost: 1).remaining == 12)
+            }
+        }
+    }
+
+    @Test("checkFuture from an event loop: the decisions check gives; after NOSCRIPT the script is sent again and counted once; from a loop with no connection on it, through check")
+    func checkFutureFromEventLoops() async throws {
+        try await withRedisServer { redis async throws in
+            try await withRedisStore(redis) { store async throws in
+                let limit = RateLimit(name: "story-generation", capacity: 4, period: 3600)
+                let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+                let other = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+                let check = { (loop: any EventLoop) async throws -> RateLimitDecision in
+                    try await loop.flatSubmit { store.checkFuture(limit, key: "kate", cost: 1, on: loop) }.get()
+                }
+                #expect(try await check(loops[0]).remaining == 3)
+                #expect(try redis.cli("SCRIPT", "FLUSH") == "OK")
+                #expect(try await check(loops[loops.count - 1]).remaining == 2)
+                #expect(try await check(other.next()).remaining == 1)
+                #expect(try await check(loops[0]).remaining == 0)
+                #expect(try await check(loops[0]).allowed == false)
+                try await other.shutdownGracefully()
             }
         }
     }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 public import Logging
 import Prometheus
 public import RateLimiting
@@ -85,6 +86,31 @@ public struct RateLimiter: Sendable {
             throw self.storeFailed(limit, reason: "rate_limit_store_\(error.shortDescription)", outcome: &outcome)
         }
         return try self.apply(decision, of: rendered, outcome: &outcome)
+    }
+
+    /// `answer` as a future completed on `eventLoop`, for the direct path (no task for a store that can answer so):
+    /// the answer, or the refusal, with the outcome for the access log.
+    func answer(
+        _ rule: RouteRateLimit, key: String, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(answer: Answer?, refusal: GatewayError?, outcome: String)> {
+        let rendered: Rendered
+        do {
+            rendered = try self.rendered(rule)
+        } catch {
+            return eventLoop.makeSucceededFuture((nil, error, ""))
+        }
+        return self.store.checkFuture(rendered.limit, key: key, cost: rule.cost, on: eventLoop).hop(to: eventLoop).map { decision in
+            var outcome = ""
+            do throws(GatewayError) {
+                return (try self.apply(decision, of: rendered, outcome: &outcome), nil, outcome)
+            } catch {
+                return (nil, error, outcome)
+            }
+        }.recover { error in
+            var outcome = ""
+            let reason = "rate_limit_store_\((error as? RateLimitStoreError)?.shortDescription ?? "unavailable")"
+            return (nil, self.storeFailed(rendered.limit, reason: reason, outcome: &outcome), outcome)
+        }
     }
 
     /// A limit that cannot be checked: 503 `UNAVAILABLE` (fail closed), counted as `store_error`.

@@ -69,10 +69,15 @@ final class DirectExchange: DirectUpstreamReceiver {
         self.begin()
     }
 
-    /// Applies the rules that wait on I/O in a task on this event loop, then refuses the request or sends it.
+    /// Applies the rules that wait on I/O — a rate limit asked of its store from this event loop, or, with a
+    /// certificate refetch, all of them in a task on the loop — then refuses the request or sends it.
     func decide(_ pending: PendingDecision) {
         self.state = .deciding
         let (responder, eventLoop) = (self.responder, self.eventLoop)
+        if let decision = responder.decideOnLoop(pending, eventLoop: eventLoop) {
+            decision.assumeIsolated().whenSuccess { self.decided($0, pending) }
+            return
+        }
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)
         Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             let decision = await responder.decide(pending)

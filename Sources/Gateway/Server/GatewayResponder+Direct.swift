@@ -161,6 +161,15 @@ extension GatewayResponder {
         return decision
     }
 
+    /// ``decide(_:)`` as a future on `eventLoop` when only the rate limit waits (no certificate refetch): the store is
+    /// asked from the loop, with no task in between; nil when a task is needed.
+    func decideOnLoop(_ pending: PendingDecision, eventLoop: any EventLoop) -> EventLoopFuture<Decision>? {
+        guard pending.tokenToVerify == nil, let rule = pending.route.rateLimit, let identity = pending.identity else { return nil }
+        return self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop).map { result in
+            Decision(identity: identity, limit: result.answer, limitOutcome: result.outcome, error: result.refusal)
+        }
+    }
+
     /// Applies a ``Decision`` to its request, on the connection's event loop: the upstream head, or the refusal.
     func resume(_ request: DirectRequest, _ pending: PendingDecision, _ decision: Decision, allocator: ByteBufferAllocator) -> DirectStart {
         if pending.tokenToVerify != nil, let identity = decision.identity { self.recordIdentity(identity, of: request) }

@@ -1,4 +1,5 @@
 public import Logging
+public import NIOCore
 import Synchronization
 
 /// Redis first; when the primary store fails, apply the policy.
@@ -66,6 +67,22 @@ public final class FailoverRateLimitStore: RateLimitStore, Sendable {
             case .failOpen:
                 self.fallbacks.add(1, ordering: .relaxed)
                 return try await self.fallback.check(limit, key: key, cost: cost)
+            }
+        }
+    }
+
+    /// `check` as a future on `eventLoop`: the primary's, with the same policy on its failure.
+    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+        self.primary.checkFuture(limit, key: key, cost: cost, on: eventLoop).flatMapError { error in
+            let error = error as? RateLimitStoreError ?? .unavailable.with(detail: "\(error)")
+            self.failures.add(1, ordering: .relaxed)
+            self.warnIfDue(error)
+            switch self.policy {
+            case .failClosed:
+                return eventLoop.makeFailedFuture(error)
+            case .failOpen:
+                self.fallbacks.add(1, ordering: .relaxed)
+                return self.fallback.checkFuture(limit, key: key, cost: cost, on: eventLoop)
             }
         }
     }

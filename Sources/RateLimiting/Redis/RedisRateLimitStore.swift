@@ -180,6 +180,34 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         TokenBucketScript.redisKey(limit: limit, tag: self.keyHash(key))
     }
 
+    /// `check` without a task for the common case, a live connection on `eventLoop` outside cluster mode: the command
+    /// is written and its reply read on that loop. Anything else (no such connection, `NOSCRIPT`, a command that never
+    /// left) goes to `check`, which never runs the script twice: `NOSCRIPT` means it did not run.
+    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+        precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
+        guard case .single(let route) = self.routing, let connection = route.pool.connectionNow(on: eventLoop) else {
+            return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
+        }
+        let command = TokenBucketScript.evalSHA(key: self.redisKey(for: limit, key: key), limit: limit, cost: cost)
+        return connection.sendFuture(command, deadline: .now() + self.timeout).flatMap { reply in
+            guard !TokenBucketScript.isNoScript(reply) else { return self.checkInTask(limit, key: key, cost: cost, on: eventLoop) }
+            do {
+                return eventLoop.makeSucceededFuture(try TokenBucketScript.decision(from: reply))
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+        }.flatMapError { error in
+            guard let storeError = error as? RateLimitStoreError, storeError.notSent else { return eventLoop.makeFailedFuture(error) }
+            return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
+        }
+    }
+
+    private func checkInTask(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
+        promise.completeWithTask { try await self.check(limit, key: key, cost: cost) }
+        return promise.futureResult
+    }
+
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).
     ///
     /// After `NOSCRIPT` the script is sent again with `EVAL`; a check whose command never left (its connection

@@ -1,3 +1,5 @@
+public import NIOCore
+
 /// Where buckets live: in this process (`InMemoryRateLimitStore`) or shared by a fleet (`RedisRateLimitStore`).
 public protocol RateLimitStore: Sendable {
     /// Refills the bucket for (`limit.name`, `key`) and takes `cost` tokens when they are available.
@@ -15,6 +17,10 @@ public protocol RateLimitStore: Sendable {
 
     /// Whether `checkWithoutWaiting` decides. By default false.
     var decidesWithoutWaiting: Bool { get }
+
+    /// `check` as a future completed on `eventLoop`, for a caller on that loop that does not suspend (the gateway's
+    /// direct path); it fails with a `RateLimitStoreError`. By default `check` runs in a task.
+    func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision>
 }
 
 extension RateLimitStore {
@@ -23,4 +29,11 @@ extension RateLimitStore {
     }
 
     public var decidesWithoutWaiting: Bool { false }
+
+    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+        if let decision = self.checkWithoutWaiting(limit, key: key, cost: cost) { return eventLoop.makeSucceededFuture(decision) }
+        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
+        promise.completeWithTask { try await self.check(limit, key: key, cost: cost) }
+        return promise.futureResult
+    }
 }

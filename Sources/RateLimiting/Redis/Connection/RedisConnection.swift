@@ -1,10 +1,13 @@
 import Logging
+import Synchronization
 import NIOCore
 import NIOPosix
 
 /// One TCP connection to Redis with the RESP pipeline; thread-safe, many requests in flight at once.
 final class RedisConnection: Sendable {
     let channel: any Channel
+    /// A flush is due for the commands written on the channel's loop since the last one (touched on that loop).
+    private let flushScheduled = Atomic<Bool>(false)
 
     private init(channel: any Channel) {
         self.channel = channel
@@ -66,19 +69,39 @@ final class RedisConnection: Sendable {
     /// `notSent` is true, so the caller may retry it on another connection.
     func send(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
         guard deadline > .now() else { throw .timeout }
-        let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
-        // If the write fails the command was not sent; when the handler already answered, this is a no-op
-        // (a promise completes once; later completions are ignored).
-        self.channel.writeAndFlush(RedisRequest(command: command, promise: promise, deadline: deadline, asking: asking)).whenFailure { error in
-            promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "write failed: \(error)"))
-        }
         do {
-            return try await promise.futureResult.get()
+            return try await self.sendFuture(command, asking: asking, deadline: deadline).get()
         } catch let error as RateLimitStoreError {
             throw error
         } catch {
             throw .unavailable.with(detail: "\(error)")
         }
+    }
+
+    /// `send`'s reply as a future on the connection's event loop (failed with a `RateLimitStoreError`).
+    func sendFuture(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) -> EventLoopFuture<RESPValue> {
+        let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
+        // If the write fails the command was not sent; when the handler already answered, this is a no-op
+        // (a promise completes once; later completions are ignored).
+        let request = RedisRequest(command: command, promise: promise, deadline: deadline, asking: asking)
+        let written: EventLoopFuture<Void>
+        if self.channel.eventLoop.inEventLoop {
+            // On the connection's own loop (the pool prefers one): written now and flushed once the loop's current
+            // batch of work is over, together with the other checks made meanwhile: one write(2) for them all.
+            written = self.channel.write(request)
+            if !self.flushScheduled.exchange(true, ordering: .relaxed) {
+                self.channel.eventLoop.execute {
+                    self.flushScheduled.store(false, ordering: .relaxed)
+                    self.channel.flush()
+                }
+            }
+        } else {
+            written = self.channel.writeAndFlush(request)
+        }
+        written.whenFailure { error in
+            promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "write failed: \(error)"))
+        }
+        return promise.futureResult
     }
 
     var isActive: Bool { self.channel.isActive }

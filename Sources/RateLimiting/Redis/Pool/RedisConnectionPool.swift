@@ -59,6 +59,13 @@ final class RedisConnectionPool: Sendable {
         (self.requests, self.requestContinuation) = AsyncStream.makeStream(of: ConnectRequest.self)
     }
 
+    /// A live connection on `eventLoop`, without waiting; nil when there is none.
+    func connectionNow(on eventLoop: any EventLoop) -> RedisConnection? {
+        self.state.withLock { state in
+            state.slots.lazy.compactMap(\.connection).first { $0.channel.eventLoop === eventLoop && $0.isActive }
+        }
+    }
+
     /// A live connection (one on the caller's event loop if any, else round robin); waits until `deadline` when none is
     /// up yet but one is being set up.
     func connection(deadline: NIODeadline) async throws(RateLimitStoreError) -> RedisConnection {
