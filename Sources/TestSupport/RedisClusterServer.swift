@@ -22,7 +22,10 @@ public final class RedisClusterServer: Sendable {
         var nodes: [RedisServer] = []
         do {
             for _ in 0..<3 {
-                nodes.append(try await RedisServer.start(arguments: ["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"]))
+                // The bus port is a free port of its own: by default it is the port + 10,000, which Redis refuses
+                // past 65,535 (a fifth of the ephemeral ports).
+                let arguments = ["--cluster-enabled", "yes", "--cluster-node-timeout", "5000", "--cluster-port", String(try RedisServer.freePort())]
+                nodes.append(try await RedisServer.start(arguments: arguments))
             }
             let cluster = RedisClusterServer(nodes: nodes)
             try cluster.create()

@@ -15,14 +15,17 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     typealias OutboundOut = RedisCommand
 
     private struct Pending {
-        let id: UInt64
         var promise: EventLoopPromise<RESPValue>?
-        var timeout: Scheduled<Void>?
+        /// When the request fails with `.timeout` if its reply has not come.
+        let deadline: NIODeadline
         let sentAt: NIODeadline
     }
 
     private var pending = CircularBuffer<Pending>(initialCapacity: 16)
-    private var nextID: UInt64 = 0
+    /// One timer for the connection, due at the earliest deadline of the requests pending when it was set: a timer
+    /// per request cost a heap insertion and removal in the event loop's schedule for every check.
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
     private var isClosed = false
     /// Why this handler is closing the connection, for the requests still pending when it closes.
     private var closingError: RateLimitStoreError?
@@ -44,16 +47,11 @@ final class RedisCommandHandler: ChannelDuplexHandler {
         if request.asking {
             // ASKING holds for the next command on this connection only: written here, nothing comes between them.
             // Its reply (+OK) is dropped.
-            self.pending.append(Pending(id: self.nextID, promise: nil, timeout: nil, sentAt: .now()))
-            self.nextID &+= 1
+            self.pending.append(Pending(promise: nil, deadline: request.deadline, sentAt: .now()))
             context.write(Self.wrapOutboundOut(Self.asking), promise: nil)
         }
-        let id = self.nextID
-        self.nextID &+= 1
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: request.deadline) { [self] in
-            self.timedOut(id, context: context)
-        }
-        self.pending.append(Pending(id: id, promise: request.promise, timeout: timeout, sentAt: .now()))
+        self.pending.append(Pending(promise: request.promise, deadline: request.deadline, sentAt: .now()))
+        self.armTimer(for: request.deadline, context: context)
         context.write(Self.wrapOutboundOut(request.command), promise: promise)
     }
 
@@ -63,7 +61,6 @@ final class RedisCommandHandler: ChannelDuplexHandler {
             self.fail(context: context, with: .protocolError.with(detail: "reply without a request"))
             return
         }
-        head.timeout?.cancel()
         head.promise?.succeed(value)
     }
 
@@ -77,15 +74,39 @@ final class RedisCommandHandler: ChannelDuplexHandler {
         self.fail(context: context, with: storeError)
     }
 
-    private func timedOut(_ id: UInt64, context: ChannelHandlerContext) {
-        if let index = self.pending.firstIndex(where: { $0.id == id }) {
-            self.pending[index].promise?.fail(RateLimitStoreError.timeout)
-            self.pending[index].promise = nil
-            self.pending[index].timeout = nil
+    /// Sets the timer for `deadline` unless it is set for an earlier one already.
+    private func armTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        if let due = self.timerDeadline, due <= deadline { return }
+        self.timer?.cancel()
+        self.timerDeadline = deadline
+        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            self.timerFired(context: context)
         }
-        if let oldest = self.pending.first, NIODeadline.now() - oldest.sentAt > self.stallLimit {
+    }
+
+    /// Closes a stalled connection (first: the commands still in SwiftNIO's queue then fail as not sent), else fails
+    /// the requests whose deadline has passed (their places in the FIFO stay) and sets the timer again for the
+    /// earliest deadline left.
+    private func timerFired(context: ChannelHandlerContext) {
+        self.timer = nil
+        self.timerDeadline = nil
+        let now = NIODeadline.now()
+        if let oldest = self.pending.first, now - oldest.sentAt > self.stallLimit {
             self.fail(context: context, with: .timeout.with(detail: "connection stalled"))
+            return
         }
+        var next: NIODeadline?
+        for index in self.pending.indices where self.pending[index].promise != nil {
+            if self.pending[index].deadline <= now {
+                self.pending[index].promise?.fail(RateLimitStoreError.timeout)
+                self.pending[index].promise = nil
+            } else {
+                next = min(next ?? self.pending[index].deadline, self.pending[index].deadline)
+            }
+        }
+        // A connection whose requests have all timed out still waits for their replies: the stall check runs again.
+        if next == nil, let oldest = self.pending.first { next = oldest.sentAt + self.stallLimit + .milliseconds(1) }
+        if let next { self.armTimer(for: next, context: context) }
     }
 
     /// Closes the connection, failing every pending request with `error`. The close comes first: SwiftNIO then
@@ -100,8 +121,10 @@ final class RedisCommandHandler: ChannelDuplexHandler {
 
     private func failAll(with error: RateLimitStoreError) {
         self.isClosed = true
+        self.timer?.cancel()
+        self.timer = nil
+        self.timerDeadline = nil
         while let entry = self.pending.popFirst() {
-            entry.timeout?.cancel()
             entry.promise?.fail(error)
         }
     }
