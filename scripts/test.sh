@@ -3,7 +3,9 @@
 #  1. the Swift Testing suites (in parallel; they start their own local servers: x509 cert server, fake OpenAI,
 #     redis-server, moto_server from .build/moto-venv, ...);
 #  2. the cross-check of token verification against the reference verifiers (firebase-admin, google-auth);
-#  3. two gateway processes sharing one redis-server: one per-user limit across both, Redis killed and restarted;
+#  3. the fleet: two gateway processes sharing one redis-server (one per-user limit across both, Redis killed and
+#     restarted), then sharing a three-primary Redis Cluster and an S3 bucket (moto_server): media made through one
+#     gateway served byte-identical by both;
 #  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
 #  5. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
