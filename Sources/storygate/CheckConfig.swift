@@ -17,7 +17,14 @@ struct CheckConfig: AsyncParsableCommand {
     @Option(help: "The YAML config file (default: STORYGATE_CONFIG, or none).")
     var config: String?
 
+    @Flag(help: "Print the table of every config key and environment variable (docs/configuration.md) and exit.")
+    var reference = false
+
     func run() async throws {
+        if self.reference {
+            print(ConfigurationReference.markdown, terminator: "")
+            return
+        }
         let text: String
         do {
             let configuration = try GatewayConfiguration.load(configPath: self.config, environment: ProcessEnvironment.current)

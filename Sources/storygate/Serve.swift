@@ -12,7 +12,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Configured by the defaults, then the YAML config file (--config, or STORYGATE_CONFIG), then environment \
             variables (HOST, PORT, ENV, FIREBASE_PROJECT_ID, …), then the flags. An invalid file or value stops start-up \
-            (exit 2). See storygate.example.yaml and README.md; `storygate check-config` prints the result.
+            (exit 2). See storygate.example.yaml and docs/configuration.md; `storygate check-config` prints the result.
             """
     )
 

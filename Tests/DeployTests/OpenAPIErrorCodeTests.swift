@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The error codes agree in three places: what the gateway's sources can produce, README's error table, and the
+/// The error codes agree in three places: what the gateway's sources can produce, the error table of docs/functions.md, and the
 /// document (`x-error-codes`, and each response's `error.code` enum under its status).
 @Suite struct OpenAPIErrorCodeTests {
     let document: OpenAPIDescription
@@ -23,10 +23,10 @@ import Testing
         return codes
     }
 
-    /// README's "Errors" table: `| 401 | `UNAUTHENTICATED` | … |`.
-    static func readmeCodes() throws -> [(status: Int, code: String)] {
+    /// The "Errors" table of docs/functions.md: `| 401 | `UNAUTHENTICATED` | … |`.
+    static func docsCodes() throws -> [(status: Int, code: String)] {
         let pattern = try NSRegularExpression(pattern: #"^\| (\d{3}) \| `([A-Z_]+)` \|"#, options: .anchorsMatchLines)
-        let text = try Repository.text("README.md")
+        let text = try Repository.text("docs/functions.md")
         return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
             guard let status = Range(match.range(at: 1), in: text), let code = Range(match.range(at: 2), in: text) else { return nil }
             return (Int(text[status]) ?? 0, String(text[code]))
@@ -40,12 +40,12 @@ import Testing
         #expect(documented == sources, "only in the sources: \(sources.subtracting(documented).sorted()); only documented: \(documented.subtracting(sources).sorted())")
     }
 
-    @Test func everyReadmeCodeIsDocumentedWithItsStatus() throws {
-        let readme = try Self.readmeCodes()
-        #expect(readme.count >= 13, "README's error table was not found")
+    @Test func everyDocsCodeIsDocumentedWithItsStatus() throws {
+        let documentedHere = try Self.docsCodes()
+        #expect(documentedHere.count >= 13, "the error table of docs/functions.md was not found")
         let table = Set(self.document.errorTable.map { "\($0.status) \($0.code)" })
-        for entry in readme {
-            #expect(table.contains("\(entry.status) \(entry.code)"), "README's \(entry.status) \(entry.code) is not in x-error-codes")
+        for entry in documentedHere {
+            #expect(table.contains("\(entry.status) \(entry.code)"), "docs/functions.md's \(entry.status) \(entry.code) is not in x-error-codes")
         }
     }
 

@@ -8,7 +8,7 @@ struct IdentityAssertionTests {
     static let key = IdentityAssertionKey(Array("0123456789abcdef0123456789abcdef".utf8))!
     static let otherKey = IdentityAssertionKey(Array("fedcba9876543210fedcba9876543210".utf8))!
     /// `v1.1700000000.<"alice">.<"req-1">.<HMAC-SHA256(key, "v1.1700000000.YWxpY2U.cmVxLTE")>`, computed with
-    /// Python's `hmac` module (the README's verification snippet).
+    /// Python's `hmac` module (the verification snippet in docs/proxy.md).
     static let fixture = "v1.1700000000.YWxpY2U.cmVxLTE.X8Wujm2IBuLKx2TbhB7PmKC5cSxSiJhvtTleJio3qiE"
     static let issued = 1_700_000_000.0
 

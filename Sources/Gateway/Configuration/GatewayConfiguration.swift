@@ -4,46 +4,7 @@ public import StoryFunctions
 
 /// Everything `storygate serve` is configured with: the defaults, then the config file (`--config`, or
 /// `STORYGATE_CONFIG`), then environment variables, then the `--host`/`--port` flags (`load(configPath:…)`).
-/// Every file key, its variable, its type and its default (the `server`, `proxy` and `routes` keys are on
-/// `ServerLimits`, `ProxySettings` and `RouteConfiguration`):
-///
-/// | file key | variable | type | default |
-/// |---|---|---|---|
-/// | `listen.host` | `HOST` | address to bind | `127.0.0.1` |
-/// | `listen.port` | `PORT` | 0...65535 (0: any free port) | `8080` |
-/// | `env` | `ENV` | `prod` or `dev` | `prod` |
-/// | `firebase.project_id` | `FIREBASE_PROJECT_ID` | Firebase project id | none; required in prod |
-/// | `firebase.certs_url` | `FIREBASE_CERTS_URL` | https URL (http only to loopback) | Google's securetoken x509 endpoint |
-/// | `firebase.clock_skew_seconds` | `CLOCK_SKEW_SECONDS` | 0...60 | `0` (the Firebase Admin SDK's default) |
-/// | `firebase.token_cache_size` | `TOKEN_CACHE_SIZE` | 0...10000000 verified tokens (0: off) | `10000` |
-/// | `dev.certs_dir` | `DEV_CERTS_DIR` | directory with `certs.json` (dev only) | `certs/dev` |
-/// | `dev.allow_non_loopback` | `DEV_ALLOW_NON_LOOPBACK` | `true`/`false`: let dev mode bind beyond loopback | `false` |
-/// | `log_level` | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
-/// | `access_log` | `ACCESS_LOG` | `true`/`false`: one JSON line per request on standard error | `true` |
-/// | `rate_limits.<name>` | `RATE_LIMIT_<NAME>` | `{capacity, period_seconds, shadow}`; the variable: `<count>/<seconds>`, optionally followed by ` shadow` (NAME: the name upper-cased, `-` → `_`). A file limit with a default's name replaces it, a new name adds one | the five defaults of `RateLimit.defaults` |
-/// | | `RATE_LIMIT_SHADOW` | `all` or a comma list of limit names to count and report but never reject | none |
-/// | `auth_failure_limit` | `AUTH_FAILURE_LIMIT` | per client address for unauthenticated and failed-auth requests: `{capacity, period_seconds}` (`<count>/<seconds>`), or `off` | `20/60` |
-/// | `trusted_proxies` | `TRUSTED_PROXIES` | list (comma list) of IPs/CIDRs whose `X-Forwarded-For` is believed | none |
-/// | `redis.url` | `REDIS_URL` | `redis://[:password@]host:port[/db]`: share rate limits across gateways; with `redis.cluster`, seed nodes `redis://[:password@]host:port[,host:port...]` | none (in memory) |
-/// | `redis.cluster` | `REDIS_CLUSTER` | `true`/`false` (`on`/`off`): Redis Cluster, the topology discovered from the URL's nodes | `false` |
-/// | `redis.pool_size` | `REDIS_POOL_SIZE` | 1...64 connections | `4` |
-/// | `redis.timeout_ms` | `REDIS_TIMEOUT_MS` | 1...10000 per check | `50` |
-/// | `redis.failure_policy` | `RATE_LIMIT_FAILURE_POLICY` | `open` (fall back to a local bucket) or `closed` (503) when Redis fails | `open` |
-/// | `openai.api_key_file` | `OPENAI_API_KEY`, `OPENAI_API_KEY_FILE` | the OpenAI key, or a file holding it (never inline in the file) | none: offline provider in dev, refused in prod |
-/// | `openai.base_url` | `OPENAI_BASE_URL` | https URL (http only to loopback) | `https://api.openai.com/v1` |
-/// | `openai.models.text`, `.speech`, `.voice`, `.moderation`, `.image` | `OPENAI_MODEL_TEXT`, `OPENAI_MODEL_SPEECH`, `OPENAI_SPEECH_VOICE`, `OPENAI_MODEL_MODERATION`, `OPENAI_MODEL_IMAGE` | model names | `gpt-5`, `gpt-4o-mini-tts`, `coral`, `omni-moderation-latest`, `gpt-image-2.5-flare` |
-/// | `openai.timeout_seconds` | `OPENAI_TIMEOUT_SECONDS` | 1...600: one deadline for every OpenAI call, retries included | per call kind: chat 120, speech 60, images 120, moderation 15 |
-/// | `media_dir` (or `media.dir`) | `MEDIA_DIR` | where the file store keeps generated audio and images | `./data/media` |
-/// | `media.*` | `MEDIA_STORE`, `MEDIA_DELIVERY`, `S3_*`, ... | the media store and delivery, see `MediaConfiguration` | the file store, proxied |
-/// | `server.max_body_bytes` | `MAX_BODY_BYTES` | see `ServerLimits` | `10485760` |
-/// | `server.max_connections` | `MAX_CONNECTIONS` | see `ServerLimits` | `20000` |
-/// | `server.shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | see `ServerLimits` | `25` |
-/// | `server.direct_path` | `DIRECT_PATH` | see `ServerLimits` | `true` |
-/// | `server.raw_path` | `RAW_PATH` | see `ServerLimits` | `true` |
-/// | `proxy.identity_assertion.secret_file` | `IDENTITY_ASSERTION_SECRET_FILE` | see `ProxySettings` | none |
-/// | `proxy.identity_assertion.accept` | `IDENTITY_ASSERTION_ACCEPT` | see `ProxySettings` | `true` |
-/// | `builtin_routes`, `routes` | | the route table, see `RouteConfiguration` | `RouteConfiguration.defaults` |
-/// | | `STORYGATE_CONFIG` | the config file when `--config` is not given | none |
+/// Every file key and variable, with its values and default, is listed in `ConfigurationReference`.
 ///
 /// Relative paths (`media_dir`, `dev.certs_dir`, secret files) are relative to the working directory.
 public struct GatewayConfiguration: Sendable, Equatable {
