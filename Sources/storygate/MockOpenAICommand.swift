@@ -1,4 +1,5 @@
 import ArgumentParser
+import Gateway
 import Logging
 import MockOpenAI
 import ServiceLifecycle
@@ -34,7 +35,9 @@ struct MockOpenAICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        // JSON lines on standard error, as `serve` writes them.
+        Bootstrap.logging(level: .info)
+        defer { LogLineWriter.standardError.flush() }
         let logger = Logger(label: "storygate.mock-openai")
         var configuration = MockOpenAIConfiguration()
         configuration.host = self.host
@@ -43,8 +46,7 @@ struct MockOpenAICommand: AsyncParsableCommand {
         configuration.recordDirectory = self.recordDirectory
         configuration.requiredAPIKey = self.apiKey
         let server = MockOpenAIServer(
-            configuration: configuration, provider: OfflineProvider(), logger: logger,
-            onServerRunning: { port in logger.notice("mock-openai listening", metadata: ["port": "\(port)"]) }
+            configuration: configuration, provider: OfflineProvider(), logger: logger
         )
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

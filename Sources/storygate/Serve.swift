@@ -26,18 +26,14 @@ struct Serve: AsyncParsableCommand {
     var port: Int?
 
     func run() async throws {
-        var configuration: GatewayConfiguration
+        let configuration: GatewayConfiguration
         do {
-            configuration = try GatewayConfiguration.load(
+            configuration = try GatewayConfiguration.loadForStart(
                 configPath: self.config, environment: ProcessEnvironment.current,
                 overrides: CommandLineOverrides(host: self.host, port: self.port)
             )
-            // Without its certificate set, dev mode would run but never become ready: find it now, or stop.
-            if configuration.mode == .dev {
-                configuration.devCertsDirectory = try DevCertificates.locate(configured: configuration.devCertsDirectory)
-            }
         } catch {
-            ProcessEnvironment.printError("storygate: configuration error: \(error)")
+            ProcessEnvironment.printConfigurationErrors(error)
             throw ExitCode(2)
         }
         Bootstrap.logging(level: configuration.logLevel)
@@ -51,7 +47,7 @@ struct Serve: AsyncParsableCommand {
                 accessLogOutput: .jsonStandardError(label: "storygate.access", level: configuration.logLevel)
             )
         } catch {
-            ProcessEnvironment.printError("storygate: configuration error: \(error)")
+            ProcessEnvironment.printConfigurationErrors(error)
             throw ExitCode(2)
         }
         Bootstrap.metrics(application.metrics)
@@ -77,6 +73,15 @@ enum ProcessEnvironment {
             pointer += 1
         }
         return result
+    }
+
+    /// One `storygate: configuration error:` line per problem.
+    static func printConfigurationErrors(_ error: any Error) {
+        guard let error = error as? ConfigurationError else {
+            Self.printError("storygate: configuration error: \(error)")
+            return
+        }
+        for problem in error.all { Self.printError("storygate: configuration error: \(problem)") }
     }
 
     static func printError(_ message: String) {

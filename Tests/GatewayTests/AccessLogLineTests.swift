@@ -33,6 +33,12 @@ struct AccessLogLineTests {
         record.uid = example.uid
         record.rateLimit = "allowed"
         record.errorReason = example.error
+        if example.upstreamNanoseconds != nil {
+            record.client = "203.0.113.7"
+            record.bytesIn = 12
+            record.bytesOut = 345
+            record.upstream = "127.0.0.1:9000"
+        }
         let upstream = example.upstreamNanoseconds.map { nanoseconds -> UpstreamTiming in
             let timing = UpstreamTiming()
             timing.record(.nanoseconds(nanoseconds))

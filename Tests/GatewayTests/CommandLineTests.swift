@@ -101,4 +101,35 @@ struct CommandLineTests {
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.split(separator: ".").count == 3)
     }
+
+    @Test("check-config fails exactly when serve refuses to start: the example file in prod needs an OpenAI key")
+    func checkConfigAgreesWithServe() throws {
+        let example = GatewayHarness.repositoryRoot + "/storygate.example.yaml"
+        let line = "storygate: configuration error: OPENAI_API_KEY is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)\n"
+        let check = try Self.run(["check-config", "--config", example])
+        #expect(check.status == 2)
+        #expect(check.error == line)
+        let serve = try Self.run(["serve", "--config", example])
+        #expect(serve.status == 2)
+        #expect(serve.error == line)
+        let keyed = try Self.run(["check-config", "--config", example], environment: ["OPENAI_API_KEY": "sk-test"])
+        #expect(keyed.status == 0, "\(keyed.error)")
+        #expect(keyed.error == "")
+        let devCerts = try Self.run(["check-config"], environment: ["ENV": "dev", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
+        #expect(devCerts.status == 2)
+        #expect(devCerts.error.contains("DEV_CERTS_DIR must be a folder holding the dev certificate set"))
+    }
+
+    @Test("every configuration error in one run, one a line, from check-config and serve alike", arguments: ["check-config", "serve"])
+    func everyError(command: String) throws {
+        let result = try Self.run([command], environment: ["ENV": "dev", "PORT": "x", "LOG_LEVEL": "loud"])
+        #expect(result.status == 2)
+        #expect(
+            result.error == """
+                storygate: configuration error: PORT must be a whole number from 0 to 65535, not 'x'
+                storygate: configuration error: LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical, not 'loud'
+
+                """
+        )
+    }
 }

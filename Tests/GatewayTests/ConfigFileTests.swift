@@ -63,6 +63,9 @@ struct ConfigFileTests {
               story-generation: {capacity: 20, period_seconds: 3600, shadow: true}
               uploads: {capacity: 5, period_seconds: 0.5}
             auth_failure_limit: off
+            builtin_routes: true
+            routes:
+              - {path: /uploads/, upstream: 'http://127.0.0.1:9', rate_limit: uploads}
             """, environment: ["ENV": "dev"])
         #expect(configuration.rateLimits[0] == RateLimit(name: "story-generation", capacity: 20, period: 3600, shadow: true))
         #expect(configuration.rateLimits.count == RateLimit.defaults.count + 1)

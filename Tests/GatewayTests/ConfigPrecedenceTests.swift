@@ -11,6 +11,8 @@ struct ConfigPrecedenceTests {
         firebase: {project_id: file-project, clock_skew_seconds: 5}
         rate_limits:
           api: {capacity: 100, period_seconds: 60}
+        routes:
+          - {path: /api/, upstream: 'http://127.0.0.1:9', rate_limit: api}
         trusted_proxies: [10.0.0.0/8]
         redis: {url: 'redis://cache:6379', pool_size: 8}
         server: {max_body_bytes: 1000, max_connections: 10, shutdown_grace_seconds: 5, direct_path: false, raw_path: false}

@@ -98,11 +98,15 @@ struct ObservabilityTests {
         #expect(objects[1]["status"] as? Int == 401)
         #expect(objects[1]["uid_hash"] == nil)
         #expect(objects[1]["error"] as? String != nil)
+        #expect(objects[0]["client"] as? String == "127.0.0.1")
+        #expect(objects[0]["bytes_in"] as? Int == 0)
+        #expect((objects[0]["bytes_out"] as? Int ?? 0) > 0, "the answer's JSON body")
+        #expect(objects[0]["upstream"] == nil)
         #expect(objects[2]["request_id"] as? String == "trace-42")
         #expect(objects[2]["path"] as? String == "/healthz")
     }
 
-    @Test("upstream latency, timeouts and unreachable upstreams are counted per route; the access log has upstream_ms")
+    @Test("upstream latency, timeouts and unreachable upstreams are counted per route; the access log has the upstream and its latency")
     func upstreamMetrics() async throws {
         let lines = Mutex<[String]>([])
         let accessLogger = Logger(label: "storygate.access") { label in
@@ -131,6 +135,38 @@ struct ObservabilityTests {
         }
         let proxied = lines.withLock { $0 }.filter { $0.contains("\"route\":\"/open/\"") }
         #expect(proxied.count == 2)
-        #expect(proxied.allSatisfy { $0.contains("\"upstream_ms\":") })
+        #expect(proxied.allSatisfy { $0.contains("\"upstream_latency_ms\":") })
+        #expect(proxied.allSatisfy { $0.contains("\"upstream\":\"127.0.0.1:") }, "\(proxied)")
+    }
+
+    @Test("one listening line, with host and port as fields and the port a JSON number")
+    func listeningLine() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "storygate") { label in
+            JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
+        }
+        let port = Mutex(0)
+        try await GatewayHarness.run(logger: logger) { gateway in port.withLock { $0 = gateway.port } }
+        let listening = lines.withLock { $0 }.filter { $0.contains("listening") }
+        #expect(listening.count == 1, "\(listening)")
+        let first = try #require(listening.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        #expect(object["host"] as? String == "127.0.0.1")
+        #expect(object["port"] as? Int == port.withLock { $0 })
+        #expect(object["address"] == nil)
+    }
+
+    @Test("numbers and flags in log metadata are JSON numbers and booleans, not strings")
+    func numbersInLogs() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "storygate") { label in
+            JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
+        }
+        let store = CertificateStore(projectID: "p", source: FileCertificateSource(path: "/nonexistent/storygate/certs.json"), logger: logger)
+        await store.refresh()
+        let line = try #require(lines.withLock { $0 }.first { $0.contains("certificate fetch failed") })
+        #expect(line.contains("\"failures\":1,"), "\(line)")
+        #expect(line.contains("\"serving_stale\":false"), "\(line)")
+        #expect(!line.contains("\"retry_in_s\":\""), "\(line)")
     }
 }

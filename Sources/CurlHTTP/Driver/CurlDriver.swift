@@ -60,7 +60,7 @@ final class CurlDriver: @unchecked Sendable {
         self.ids.removeAll()
         self.mailbox.driverStopped()  // drops the waker: now nobody else touches the multi handle
         self.multi.close()
-        self.logger.debug("curl driver thread stopped", metadata: ["unfinished_transfers": "\(unfinished)"])
+        self.logger.debug("curl driver thread stopped", metadata: ["unfinished_transfers": .stringConvertible(unfinished)])
         self.onExit()
     }
 
@@ -100,7 +100,7 @@ final class CurlDriver: @unchecked Sendable {
             if let error = result.error(exceededLimit: response.exceededLimit, detail: easy.errorText) {
                 self.logger.debug(
                     "curl transfer failed",
-                    metadata: ["transfer": "\(id)", "error": "\(error.shortDescription)", "curl_code": "\(result.rawValue)"]
+                    metadata: ["transfer": "\(id)", "error": "\(error.shortDescription)", "curl_code": .stringConvertible(Int(result.rawValue))]
                 )
                 self.mailbox.complete(id, with: .failure(error))
             } else {

@@ -7,28 +7,46 @@ import Yams
 /// exactly the listed routes, unless `builtin_routes: true`, which keeps the built-in routes and adds the listed
 /// ones (a listed route on a built-in route's path replaces that route).
 extension ConfigFile {
-    static func applyRoutes(_ top: ConfigMapping, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
+    /// Records every bad route (and table-wide clash) in `problems`; the table is set only when all are valid.
+    ///
+    /// - Returns: whether the route keys were valid (so the table is the one the file asks for).
+    @discardableResult
+    static func applyRoutes(_ top: ConfigMapping, to configuration: inout GatewayConfiguration, problems: inout ConfigurationProblems) -> Bool {
         let builtinValue = top["builtin_routes"]
-        let keepBuiltins = try builtinValue.map { value throws(ConfigurationError) in try value.boolean() }
+        var keepBuiltins: Bool?
+        if let builtinValue {
+            guard let keep = problems.value({ () throws(ConfigurationError) in try builtinValue.boolean() }) else { return false }
+            keepBuiltins = keep
+        }
         guard let routesValue = top["routes"] else {
             if let builtinValue, keepBuiltins == false {
-                throw builtinValue.error("false leaves no routes: list the routes under routes:")
+                problems.record(builtinValue.error("false leaves no routes: list the routes under routes:"))
+                return false
             }
-            return
+            return true
         }
-        let entries = try routesValue.list()
+        guard let entries = problems.value({ () throws(ConfigurationError) in try routesValue.list() }) else { return false }
         guard !entries.isEmpty else {
-            throw routesValue.error("is empty: list at least one route, or leave routes: out to keep the built-in table")
+            problems.record(routesValue.error("is empty: list at least one route, or leave routes: out to keep the built-in table"))
+            return false
         }
         let reader = RouteReader(limits: configuration.rateLimits.map(\.name))
         var listed: [(route: RouteConfiguration, value: ConfigValue)] = []
+        var valid = true
         for entry in entries {
-            let route = try reader.route(entry)
+            guard let route = problems.value({ () throws(ConfigurationError) in try reader.route(entry) }) else {
+                valid = false
+                continue
+            }
             if let earlier = listed.first(where: { $0.route.path == route.path }) {
                 let earlierLine = earlier.value.line.map { " (line \($0))" } ?? ""
-                throw entry.pathError(
-                    "'\(route.path.text)' is already routed by \(earlier.value.path)\(earlierLine): one path takes one route, so list all its methods there"
+                problems.record(
+                    entry.pathError(
+                        "'\(route.path.text)' is already routed by \(earlier.value.path)\(earlierLine): one path takes one route, so list all its methods there"
+                    )
                 )
+                valid = false
+                continue
             }
             listed.append((route, entry))
         }
@@ -41,9 +59,13 @@ extension ConfigFile {
             guard let position = table.firstIndex(where: { $0.path == route.path }),
                 let other = table[..<position].first(where: { $0.name == route.name })
             else { continue }
-            throw value.nameError("'\(route.name)' is also the name of the route for \(other.path.text); names label logs and metrics, so give each route its own name:")
+            problems.record(
+                value.nameError("'\(route.name)' is also the name of the route for \(other.path.text); names label logs and metrics, so give each route its own name:")
+            )
+            valid = false
         }
-        configuration.routes = table
+        if valid { configuration.routes = table }
+        return valid
     }
 }
 

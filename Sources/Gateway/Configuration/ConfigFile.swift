@@ -69,33 +69,44 @@ struct ConfigFile {
 
     /// Writes the file's values over `configuration`. Cross-key rules that the environment may still change
     /// (`GatewayConfiguration.validate()`) are left to the caller.
+    ///
+    /// - Throws: every problem found (unknown keys, each section, each rate limit and route), not only the first.
     func apply(to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
         guard let root = self.root else { return }
-        let top = try root.mapping(Self.keys)
-        try top.assign(&configuration.mode, "env") { value throws(ConfigurationError) in try value.choice(GatewayConfiguration.Mode.self) }
-        try top.assign(&configuration.logLevel, "log_level") { value throws(ConfigurationError) in try value.choice(Logger.Level.self) }
-        try top.assign(&configuration.accessLog, "access_log") { value throws(ConfigurationError) in try value.boolean() }
-        try top.assign(&configuration.mediaDirectory, "media_dir") { value throws(ConfigurationError) in
-            try value.string("a directory path", isValid: { !$0.isEmpty })
-        }
-        try top.assign(&configuration.trustedProxies, "trusted_proxies") { value throws(ConfigurationError) in
-            try value.list().map { entry throws(ConfigurationError) in
-                guard let range = IPAddressRange(try entry.string()) else {
-                    throw entry.error("must be an IP address or CIDR block (10.0.0.0/8, ::1), not \(entry.shown)")
-                }
-                return range
+        var problems = ConfigurationProblems()
+        let top = ConfigMapping(root, allowed: Self.keys, problems: &problems)
+        problems.check { try top.assign(&configuration.mode, "env") { value throws(ConfigurationError) in try value.choice(GatewayConfiguration.Mode.self) } }
+        problems.check { try top.assign(&configuration.logLevel, "log_level") { value throws(ConfigurationError) in try value.choice(Logger.Level.self) } }
+        problems.check { try top.assign(&configuration.accessLog, "access_log") { value throws(ConfigurationError) in try value.boolean() } }
+        problems.check {
+            try top.assign(&configuration.mediaDirectory, "media_dir") { value throws(ConfigurationError) in
+                try value.string("a directory path", isValid: { !$0.isEmpty })
             }
         }
-        if let listen = top["listen"] { try Self.applyListen(listen, to: &configuration) }
-        if let firebase = top["firebase"] { try Self.applyFirebase(firebase, to: &configuration) }
-        if let dev = top["dev"] { try Self.applyDev(dev, to: &configuration) }
-        if let openAI = top["openai"] { try Self.applyOpenAI(openAI, to: &configuration) }
-        if let redis = top["redis"] { try Self.applyRedis(redis, to: &configuration) }
-        if let media = top["media"] { try Self.applyMedia(media, to: &configuration) }
-        if let server = top["server"] { try Self.applyServer(server, to: &configuration.server) }
-        if let proxy = top["proxy"] { try Self.applyProxy(proxy, to: &configuration.proxy) }
-        try Self.applyRateLimits(top, to: &configuration)
-        try Self.applyRoutes(top, to: &configuration)
+        problems.check {
+            try top.assign(&configuration.trustedProxies, "trusted_proxies") { value throws(ConfigurationError) in
+                try value.list().map { entry throws(ConfigurationError) in
+                    guard let range = IPAddressRange(try entry.string()) else {
+                        throw entry.error("must be an IP address or CIDR block (10.0.0.0/8, ::1), not \(entry.shown)")
+                    }
+                    return range
+                }
+            }
+        }
+        if let listen = top["listen"] { problems.check { try Self.applyListen(listen, to: &configuration) } }
+        if let firebase = top["firebase"] { problems.check { try Self.applyFirebase(firebase, to: &configuration) } }
+        if let dev = top["dev"] { problems.check { try Self.applyDev(dev, to: &configuration) } }
+        if let openAI = top["openai"] { problems.check { try Self.applyOpenAI(openAI, to: &configuration) } }
+        if let redis = top["redis"] { problems.check { try Self.applyRedis(redis, to: &configuration) } }
+        if let media = top["media"] { problems.check { try Self.applyMedia(media, to: &configuration) } }
+        if let server = top["server"] { problems.check { try Self.applyServer(server, to: &configuration.server) } }
+        if let proxy = top["proxy"] { problems.check { try Self.applyProxy(proxy, to: &configuration.proxy) } }
+        let defined = Self.applyRateLimits(top, to: &configuration, problems: &problems)
+        // With a bad route the table is not the file's: whether a limit is used cannot be told.
+        if Self.applyRoutes(top, to: &configuration, problems: &problems) {
+            Self.checkLimitsUsed(defined, configuration: configuration, problems: &problems)
+        }
+        try problems.throwIfAny()
     }
 
     private static func syntaxError(_ error: YamlError, text: String, name: String) -> ConfigurationError {

@@ -4,31 +4,45 @@ import Yams
 struct ConfigMapping {
     let value: ConfigValue
     /// The entries in file order, each with the line of its key.
-    let entries: [(key: String, keyLine: Int?, value: ConfigValue)]
+    private(set) var entries: [(key: String, keyLine: Int?, value: ConfigValue)]
 
     /// - Parameter allowed: the keys allowed; nil: any (a mapping of names, like `rate_limits`).
-    /// - Throws: for a value that is not a mapping, a key that is not a plain name, or a key not in `allowed`
+    /// - Throws: for a value that is not a mapping, or every key that is not a plain name or not in `allowed`
     ///   (naming it, the closest allowed key, and the allowed keys).
     init(_ value: ConfigValue, allowed: [String]?) throws(ConfigurationError) {
+        var problems = ConfigurationProblems()
+        self.init(value, allowed: allowed, problems: &problems)
+        try problems.throwIfAny()
+    }
+
+    /// The same, recording the problems in `problems` and keeping the valid keys.
+    init(_ value: ConfigValue, allowed: [String]?, problems: inout ConfigurationProblems) {
         self.value = value
-        if value.isNull {
-            self.entries = []
+        self.entries = []
+        if value.isNull { return }
+        guard case .mapping(let mapping) = value.node else {
+            problems.record(value.error("must be a mapping, not \(value.shown)"))
             return
         }
-        guard case .mapping(let mapping) = value.node else { throw value.error("must be a mapping, not \(value.shown)") }
         var entries: [(key: String, keyLine: Int?, value: ConfigValue)] = []
         for (keyNode, valueNode) in mapping {
             let keyValue = value.child(keyNode, key: "?")
             guard case .scalar(let scalar) = keyNode, !keyValue.isNull else {
-                throw ConfigurationError(file: value.file, line: keyNode.mark?.line, key: value.path, message: "has a key that is not a name (\(keyValue.shown))")
+                problems.record(
+                    ConfigurationError(file: value.file, line: keyNode.mark?.line, key: value.path, message: "has a key that is not a name (\(keyValue.shown))")
+                )
+                continue
             }
             let key = scalar.string
             if let allowed, !allowed.contains(key) {
                 let hint = Suggestion.phrase(key, among: allowed)
-                throw ConfigurationError(
-                    file: value.file, line: keyNode.mark?.line, key: value.child(keyNode, key: key).path,
-                    message: "unknown key\(hint); allowed here: \(allowed.joined(separator: ", "))"
+                problems.record(
+                    ConfigurationError(
+                        file: value.file, line: keyNode.mark?.line, key: value.child(keyNode, key: key).path,
+                        message: "unknown key\(hint); allowed here: \(allowed.joined(separator: ", "))"
+                    )
                 )
+                continue
             }
             entries.append((key, keyNode.mark?.line, value.child(valueNode, key: key)))
         }

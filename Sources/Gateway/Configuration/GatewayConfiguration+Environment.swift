@@ -11,63 +11,75 @@ extension GatewayConfiguration {
 
     /// Overwrites every value whose variable is set; an unset (or empty) variable keeps the current value, so the
     /// environment goes over the config file. Does not validate: call `validate()` once everything is applied.
+    ///
+    /// - Throws: every malformed variable, not only the first.
     public mutating func apply(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
-        self.host = try reader.string("HOST", default: self.host, expected: Expected.host, validate: Self.isValidHost)
-        self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port)
-        self.mode = try reader.choice("ENV", default: self.mode)
-        self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", expected: Expected.projectID, validate: Self.isValidProjectID) ?? self.firebaseProjectID
-        self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, expected: Expected.certsURL, validate: Self.isAllowedCertsURL)
-        self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: ConfigurationBounds.clockSkewSeconds)
-        self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: ConfigurationBounds.tokenCacheSize)
-        self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, expected: Expected.directory, validate: { !$0.isEmpty })
-        self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback)
-        self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel)
-        self.accessLog = try reader.boolean("ACCESS_LOG", default: self.accessLog)
-        self.rateLimits = try reader.rateLimits(self.rateLimits)
-        self.authFailureLimit = try reader.optionalRateLimit("AUTH_FAILURE_LIMIT", name: "auth-failures", default: self.authFailureLimit)
+        var problems = ConfigurationProblems()
+        problems.check { self.host = try reader.string("HOST", default: self.host, expected: Expected.host, validate: Self.isValidHost) }
+        problems.check { self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port) }
+        problems.check { self.mode = try reader.choice("ENV", default: self.mode) }
+        problems.check { self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", expected: Expected.projectID, validate: Self.isValidProjectID) ?? self.firebaseProjectID }
+        problems.check { self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, expected: Expected.certsURL, validate: Self.isAllowedCertsURL) }
+        problems.check { self.clockSkewSeconds = try reader.integer("CLOCK_SKEW_SECONDS", default: self.clockSkewSeconds, in: ConfigurationBounds.clockSkewSeconds) }
+        problems.check { self.tokenCacheSize = try reader.integer("TOKEN_CACHE_SIZE", default: self.tokenCacheSize, in: ConfigurationBounds.tokenCacheSize) }
+        problems.check { self.devCertsDirectory = try reader.string("DEV_CERTS_DIR", default: self.devCertsDirectory, expected: Expected.directory, validate: { !$0.isEmpty }) }
+        problems.check { self.devAllowNonLoopback = try reader.boolean("DEV_ALLOW_NON_LOOPBACK", default: self.devAllowNonLoopback) }
+        problems.check { self.logLevel = try reader.choice("LOG_LEVEL", default: self.logLevel) }
+        problems.check { self.accessLog = try reader.boolean("ACCESS_LOG", default: self.accessLog) }
+        problems.check { self.rateLimits = try reader.rateLimits(self.rateLimits) }
+        problems.check { self.authFailureLimit = try reader.optionalRateLimit("AUTH_FAILURE_LIMIT", name: "auth-failures", default: self.authFailureLimit) }
         if reader.raw("TRUSTED_PROXIES") != nil {
-            self.trustedProxies = try reader.list("TRUSTED_PROXIES").map { entry throws(ConfigurationError) in
-                guard let range = IPAddressRange(entry) else {
-                    throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "has an entry that is not an IP address or CIDR block: '\(entry.prefix(60))'")
+            problems.check {
+                self.trustedProxies = try reader.list("TRUSTED_PROXIES").map { entry throws(ConfigurationError) in
+                    guard let range = IPAddressRange(entry) else {
+                        throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "has an entry that is not an IP address or CIDR block: '\(entry.prefix(60))'")
+                    }
+                    return range
                 }
-                return range
             }
         }
         // Checked against REDIS_CLUSTER by `validateRedis()`, with the form expected.
-        self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, expected: Self.redisURLForms, validate: { _ in true }) ?? self.redisURL
-        self.redisCluster = try reader.boolean("REDIS_CLUSTER", default: self.redisCluster)
-        self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize)
-        self.redisTimeoutMilliseconds = try reader.integer(
-            "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
-        )
-        self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy)
-        try self.applyOpenAI(reader)
-        self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, expected: Expected.directory, validate: { !$0.isEmpty })
-        try self.applyMedia(reader)
-        self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes)
-        self.server.maxConnections = try reader.integer("MAX_CONNECTIONS", default: self.server.maxConnections, in: ConfigurationBounds.maxConnections)
-        self.server.shutdownGraceSeconds = try reader.seconds(
-            "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
-        )
-        self.server.directPath = try reader.boolean("DIRECT_PATH", default: self.server.directPath)
-        self.server.rawPath = try reader.boolean("RAW_PATH", default: self.server.rawPath)
-        self.proxy.assertionSecret = try reader.secretFile(
-            "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
-        ) ?? self.proxy.assertionSecret
-        self.proxy.acceptAssertions = try reader.boolean("IDENTITY_ASSERTION_ACCEPT", default: self.proxy.acceptAssertions)
+        problems.check { self.redisURL = try reader.optionalString("REDIS_URL", mayHoldSecret: true, expected: Self.redisURLForms, validate: { _ in true }) ?? self.redisURL }
+        problems.check { self.redisCluster = try reader.boolean("REDIS_CLUSTER", default: self.redisCluster) }
+        problems.check { self.redisPoolSize = try reader.integer("REDIS_POOL_SIZE", default: self.redisPoolSize, in: ConfigurationBounds.redisPoolSize) }
+        problems.check {
+            self.redisTimeoutMilliseconds = try reader.integer(
+                "REDIS_TIMEOUT_MS", default: self.redisTimeoutMilliseconds, in: ConfigurationBounds.redisTimeoutMilliseconds
+            )
+        }
+        problems.check { self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy) }
+        self.applyOpenAI(reader, problems: &problems)
+        problems.check { self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, expected: Expected.directory, validate: { !$0.isEmpty }) }
+        problems.check { try self.applyMedia(reader) }
+        problems.check { self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes) }
+        problems.check { self.server.maxConnections = try reader.integer("MAX_CONNECTIONS", default: self.server.maxConnections, in: ConfigurationBounds.maxConnections) }
+        problems.check {
+            self.server.shutdownGraceSeconds = try reader.seconds(
+                "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
+            )
+        }
+        problems.check { self.server.directPath = try reader.boolean("DIRECT_PATH", default: self.server.directPath) }
+        problems.check { self.server.rawPath = try reader.boolean("RAW_PATH", default: self.server.rawPath) }
+        problems.check {
+            self.proxy.assertionSecret = try reader.secretFile(
+                "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes
+            ) ?? self.proxy.assertionSecret
+        }
+        problems.check { self.proxy.acceptAssertions = try reader.boolean("IDENTITY_ASSERTION_ACCEPT", default: self.proxy.acceptAssertions) }
+        try problems.throwIfAny()
     }
 
-    private mutating func applyOpenAI(_ reader: EnvironmentReader) throws(ConfigurationError) {
-        self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE") ?? self.openAIAPIKey
-        self.openAIBaseURL = try reader.url("OPENAI_BASE_URL", default: self.openAIBaseURL, expected: Expected.openAIBaseURL, validate: Self.isAllowedCertsURL)
-        self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, expected: Expected.modelName, validate: Self.isModelName)
-        self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, expected: Expected.modelName, validate: Self.isModelName)
-        self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, expected: Expected.modelName, validate: Self.isModelName)
-        self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, expected: Expected.modelName, validate: Self.isModelName)
-        self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, expected: Expected.modelName, validate: Self.isModelName)
+    private mutating func applyOpenAI(_ reader: EnvironmentReader, problems: inout ConfigurationProblems) {
+        problems.check { self.openAIAPIKey = try reader.secret("OPENAI_API_KEY", fileVariable: "OPENAI_API_KEY_FILE") ?? self.openAIAPIKey }
+        problems.check { self.openAIBaseURL = try reader.url("OPENAI_BASE_URL", default: self.openAIBaseURL, expected: Expected.openAIBaseURL, validate: Self.isAllowedCertsURL) }
+        problems.check { self.models.text = try reader.string("OPENAI_MODEL_TEXT", default: self.models.text, expected: Expected.modelName, validate: Self.isModelName) }
+        problems.check { self.models.speech = try reader.string("OPENAI_MODEL_SPEECH", default: self.models.speech, expected: Expected.modelName, validate: Self.isModelName) }
+        problems.check { self.models.voice = try reader.string("OPENAI_SPEECH_VOICE", default: self.models.voice, expected: Expected.modelName, validate: Self.isModelName) }
+        problems.check { self.models.moderation = try reader.string("OPENAI_MODEL_MODERATION", default: self.models.moderation, expected: Expected.modelName, validate: Self.isModelName) }
+        problems.check { self.models.image = try reader.string("OPENAI_MODEL_IMAGE", default: self.models.image, expected: Expected.modelName, validate: Self.isModelName) }
         if reader.raw("OPENAI_TIMEOUT_SECONDS") != nil {
-            self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: ConfigurationBounds.openAITimeoutSeconds)
+            problems.check { self.openAITimeoutSeconds = try reader.integer("OPENAI_TIMEOUT_SECONDS", default: 60, in: ConfigurationBounds.openAITimeoutSeconds) }
         }
     }
 }

@@ -16,15 +16,18 @@ extension GatewayConfiguration {
     /// `STORYGATE_CONFIG` when nil; no file when neither is set), then the environment, then `overrides`; then
     /// the cross-key rules, once.
     ///
-    /// - Throws: the first problem, naming the file, line and key path, or the variable or flag.
+    /// - Throws: every problem found (in `ConfigurationError.more` after the first), each naming the file, line
+    ///   and key path, or the variable or flag.
     public static func load(
         configPath: String?, environment: [String: String], overrides: CommandLineOverrides = .init()
     ) throws(ConfigurationError) -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
+        var problems = ConfigurationProblems()
         if let path = configPath ?? EnvironmentReader(environment).raw("STORYGATE_CONFIG") {
-            try ConfigFile.read(path: path).apply(to: &configuration)
+            problems.check { try ConfigFile.read(path: path).apply(to: &configuration) }
         }
-        try configuration.finish(environment: environment, overrides: overrides)
+        configuration.finish(environment: environment, overrides: overrides, problems: &problems)
+        try problems.throwIfAny()
         return configuration
     }
 
@@ -35,14 +38,18 @@ extension GatewayConfiguration {
         overrides: CommandLineOverrides = .init()
     ) throws(ConfigurationError) {
         self.init()
-        if let yaml { try ConfigFile(text: yaml, name: fileName).apply(to: &self) }
-        try self.finish(environment: environment, overrides: overrides)
+        var problems = ConfigurationProblems()
+        if let yaml { problems.check { try ConfigFile(text: yaml, name: fileName).apply(to: &self) } }
+        self.finish(environment: environment, overrides: overrides, problems: &problems)
+        try problems.throwIfAny()
     }
 
-    private mutating func finish(environment: [String: String], overrides: CommandLineOverrides) throws(ConfigurationError) {
-        try self.apply(environment: environment)
-        try self.apply(overrides)
-        try self.validate()
+    /// The environment and the flags over the file, then the cross-key rules, which run only on values that are
+    /// each valid (a rule over a value that failed to apply would report a second, misleading problem).
+    private mutating func finish(environment: [String: String], overrides: CommandLineOverrides, problems: inout ConfigurationProblems) {
+        problems.check { try self.apply(environment: environment) }
+        problems.check { try self.apply(overrides) }
+        if problems.isEmpty { problems.check { try self.validate() } }
     }
 
     /// Applies the flags; they are checked like the variables they override.

@@ -57,11 +57,19 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     /// Rules across keys: prod needs a Firebase project; dev stays on loopback unless told otherwise; the proxy's
     /// header names and assertion key are usable (`ProxySettings.validate()`), whatever set them.
+    ///
+    /// - Throws: every rule broken, not only the first.
     public func validate() throws(ConfigurationError) {
-        try self.proxy.validate()
-        _ = try self.media.s3Settings()
-        try self.validateRedis()
-        try self.validateLimitCosts()
+        var problems = ConfigurationProblems()
+        problems.check { try self.proxy.validate() }
+        problems.check { _ = try self.media.s3Settings() }
+        problems.check { try self.validateRedis() }
+        problems.check { try self.validateLimitCosts() }
+        problems.check { try self.validateMode() }
+        try problems.throwIfAny()
+    }
+
+    private func validateMode() throws(ConfigurationError) {
         switch self.mode {
         case .prod:
             guard self.firebaseProjectID != nil else {

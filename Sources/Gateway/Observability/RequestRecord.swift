@@ -1,3 +1,4 @@
+import HTTPTypes
 import IDTokens
 public import Logging
 import Synchronization
@@ -13,6 +14,26 @@ struct RequestRecord {
     var rateLimit = "-"
     /// Why the request was refused, when it was (an error's reason label).
     var errorReason: String?
+    /// The client's address after `TRUSTED_PROXIES` (``ClientAddress``).
+    var client: String?
+    /// The request body's bytes as declared (`Content-Length`, 0 without a body); nil for a chunked body.
+    var bytesIn: Int?
+    /// The answer body's bytes when its length is known before it is written; nil for a body streamed without one.
+    var bytesOut: Int?
+    /// The upstream's `host:port`, for proxied routes.
+    var upstream: String?
+
+    /// Notes what the request head tells: the client, the declared body length and the route's upstream.
+    mutating func noteRequest(_ fields: HTTPFields, peer: String?, trustedProxies: [IPAddressRange], route: Route?) {
+        self.client = ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: trustedProxies)
+        if fields[.transferEncoding] == nil { self.bytesIn = fields[.contentLength].map { Int($0) ?? 0 } ?? 0 }
+        self.upstream = route?.direct?.target.authority
+    }
+
+    /// Notes the answer's body length, when known (nothing for HEAD).
+    mutating func noteAnswer(bodyLength: Int?, headers: HTTPFields, method: HTTPRequest.Method) {
+        self.bytesOut = method == .head ? 0 : bodyLength ?? headers[.contentLength].flatMap { Int($0) }
+    }
 }
 
 /// The time an upstream took to answer, set by the proxy for the access log (allocated for upstream routes only).
@@ -44,8 +65,8 @@ public enum AccessLogOutput: Sendable {
 }
 
 /// One JSON line per request: time, request id, route, method, path (without the query, which may carry anything),
-/// status, latency, a hash of the uid, the auth source, the rate-limit outcome and the upstream latency. Never a
-/// token, a key, a header value or a raw uid.
+/// status, latency, a hash of the uid, the auth source, the rate-limit outcome, the client address, the body bytes
+/// in and out, and the upstream and its latency. Never a token, a key, a header value or a raw uid.
 struct AccessLog: Sendable {
     let output: AccessLogOutput
 
@@ -87,7 +108,11 @@ struct AccessLog: Sendable {
         ]
         if let uid = record.uid { metadata["uid_hash"] = .string(UserHash.logIdentifier(uid)) }
         if let reason = record.errorReason { metadata["error"] = .string(reason) }
-        if let upstreamMilliseconds = upstream?.milliseconds { metadata["upstream_ms"] = .stringConvertible(upstreamMilliseconds) }
+        if let client = record.client { metadata["client"] = .string(client) }
+        if let bytes = record.bytesIn { metadata["bytes_in"] = .stringConvertible(bytes) }
+        if let bytes = record.bytesOut { metadata["bytes_out"] = .stringConvertible(bytes) }
+        if let address = record.upstream { metadata["upstream"] = .string(address) }
+        if let upstreamMilliseconds = upstream?.milliseconds { metadata["upstream_latency_ms"] = .stringConvertible(upstreamMilliseconds) }
         return metadata
     }
 
@@ -100,6 +125,18 @@ struct AccessLog: Sendable {
         var line = JSONLogHandler.start(label: label, level: .info, message: "request", time: time)
         line += ",\"auth\":"
         JSONWriter.appendQuoted(record.authSource, to: &line)
+        if let bytes = record.bytesIn {
+            line += ",\"bytes_in\":"
+            line += String(bytes)
+        }
+        if let bytes = record.bytesOut {
+            line += ",\"bytes_out\":"
+            line += String(bytes)
+        }
+        if let client = record.client {
+            line += ",\"client\":"
+            JSONWriter.appendQuoted(client, to: &line)
+        }
         if let reason = record.errorReason {
             line += ",\"error\":"
             JSONWriter.appendQuoted(reason, to: &line)
@@ -122,8 +159,12 @@ struct AccessLog: Sendable {
             line += ",\"uid_hash\":"
             JSONWriter.appendQuoted(UserHash.logIdentifier(uid), to: &line)
         }
+        if let address = record.upstream {
+            line += ",\"upstream\":"
+            JSONWriter.appendQuoted(address, to: &line)
+        }
         if let upstreamMilliseconds = upstream?.milliseconds {
-            line += ",\"upstream_ms\":"
+            line += ",\"upstream_latency_ms\":"
             line += JSONWriter.number(upstreamMilliseconds)
         }
         line += "}\n"

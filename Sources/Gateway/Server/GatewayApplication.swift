@@ -44,6 +44,7 @@ public struct GatewayApplication: Sendable {
         accessLogOutput: AccessLogOutput? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(ConfigurationError) {
+        try configuration.validateForStart(extraRoutes: extraRoutes)
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics

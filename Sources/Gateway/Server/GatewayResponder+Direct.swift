@@ -91,13 +91,13 @@ extension GatewayResponder {
         // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
         // on, a method SwiftNIO's parser does not know (any token is a method, RFC 9110 §9.1) would be a 400 there.
         guard route.allows(head.method) else {
-            return .refuse(self.directRequest(head, path: uri.path, route: route), .methodNotAllowed(allowed: route.methods))
+            return .refuse(self.directRequest(head, path: uri.path, route: route, peer: peer), .methodNotAllowed(allowed: route.methods))
         }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)
         else { return .handOn }
-        let request = self.directRequest(head, path: uri.path, route: route)
+        let request = self.directRequest(head, path: uri.path, route: route, peer: peer)
         if let body, body.readableBytes > upstream.maxBodyBytes {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
         }
@@ -208,9 +208,10 @@ extension GatewayResponder {
 
     /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
     /// on gets its id, and its clock, from the async responder).
-    private func directRequest(_ head: HTTPRequest, path: String, route: Route) -> DirectRequest {
+    private func directRequest(_ head: HTTPRequest, path: String, route: Route, peer: String?) -> DirectRequest {
         var record = RequestRecord()
         record.route = route.name
+        record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route)
         return DirectRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
             closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: record

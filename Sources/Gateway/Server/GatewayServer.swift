@@ -57,11 +57,11 @@ public struct GatewayServer: Service {
             ),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                logger.notice("storygate listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                logger.notice("storygate listening", metadata: ListeningLine.metadata(channel.localAddress))
                 await onServerRunning(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: self.logger
+            logger: ListeningLine.serverLogger(self.logger)
         )
         try await withGracefulShutdownHandler {
             do {
@@ -72,7 +72,7 @@ public struct GatewayServer: Service {
             }
         } onGracefulShutdown: { [drain] in
             drain.startDraining()
-            logger.notice("draining: no new connections; requests in flight may finish", metadata: ["grace_seconds": "\(limits.shutdownGraceSeconds)"])
+            logger.notice("draining: no new connections; requests in flight may finish", metadata: ["grace_seconds": .stringConvertible(limits.shutdownGraceSeconds)])
         }
     }
 }

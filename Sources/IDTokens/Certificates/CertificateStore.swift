@@ -144,8 +144,8 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
                 "certificate fetch failed",
                 metadata: [
                     "project": "\(self.projectID)", "source": "\(self.source.description)", "error": "\(error)",
-                    "failures": "\(state.consecutiveFailures)", "serving_stale": "\(state.usableKeys(now: now) != nil)",
-                    "retry_in_s": "\(Int((state.nextRefreshAt - now).rounded(.up)))",
+                    "failures": .stringConvertible(state.consecutiveFailures), "serving_stale": .stringConvertible(state.usableKeys(now: now) != nil),
+                    "retry_in_s": .stringConvertible(Int((state.nextRefreshAt - now).rounded(.up))),
                 ]
             )
         }

@@ -51,16 +51,22 @@ public final class MockOpenAIServer: Service, Sendable {
         )
         let logger = self.logger
         let onServerRunning = self.onServerRunning
+        // HummingbirdCore's own "Server started" line at info would repeat the "mock-openai listening" one.
+        var serverLogger = self.logger
+        serverLogger.logLevel = max(serverLogger.logLevel, .notice)
         let server = try HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(75))).buildServer(
             configuration: .init(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: nil),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: self.logger,
+            logger: serverLogger,
             responder: { request, writer, channel in
                 try await responder.respond(to: request, writer: writer, channel: channel)
             },
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                logger.notice("mock-openai listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                logger.notice(
+                    "mock-openai listening",
+                    metadata: ["host": .string(channel.localAddress?.ipAddress ?? "?"), "port": .stringConvertible(port)]
+                )
                 await onServerRunning(port)
             }
         )

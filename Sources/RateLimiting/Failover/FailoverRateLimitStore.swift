@@ -98,7 +98,7 @@ public final class FailoverRateLimitStore: RateLimitStore, Sendable {
                 "error": "\(error.shortDescription)",
                 "detail": "\(error)",
                 "policy": "\(self.policy.rawValue)",
-                "failures": "\(self.failureCount)",
+                "failures": .stringConvertible(self.failureCount),
             ]
         )
     }

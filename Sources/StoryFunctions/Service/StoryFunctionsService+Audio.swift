@@ -34,7 +34,7 @@ extension StoryFunctionsService {
         let audio = parts.count == 1 ? parts[0] : MP3.join(parts)
         guard let seconds = MP3.duration(of: audio) else { throw .invalidUpstream("The speech answer is not MP3 audio.") }
         let object = try await self.store(audio, contentType: "audio/mpeg", kind: .storyAudio, caller: caller)
-        self.logger.debug("Audio synthesized", metadata: ["chunks": "\(parts.count)", "bytes": "\(audio.count)"])
+        self.logger.debug("Audio synthesized", metadata: ["chunks": .stringConvertible(parts.count), "bytes": .stringConvertible(audio.count)])
         return ResponseEncoder.encode(AudioSynthesisResponse(
             audioURL: Self.mediaPath(object.key), duration: (seconds * 100).rounded() / 100
         ))

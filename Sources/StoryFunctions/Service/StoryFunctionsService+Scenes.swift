@@ -27,7 +27,7 @@ extension StoryFunctionsService {
             throw .invalidUpstream("The model returned fewer scenes than asked for.")
         }
         let scenes = try self.checkedScenes(Array(answer.scenes.prefix(count)))
-        self.logger.debug("Scenes extracted", metadata: ["scenes": "\(scenes.count)"])
+        self.logger.debug("Scenes extracted", metadata: ["scenes": .stringConvertible(scenes.count)])
         return ResponseEncoder.encode(ScenesBody(scenes: scenes))
     }
 }

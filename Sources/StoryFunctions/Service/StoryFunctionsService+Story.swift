@@ -33,7 +33,7 @@ extension StoryFunctionsService {
             story: story, storyID: StoryID.make(), wordCount: words,
             estimatedDuration: Int((Double(words) / FunctionLimits.wordsPerMinute * 60).rounded())
         )
-        self.logger.debug("Story generated", metadata: ["words": "\(words)", "scenes": "\(story.scenes.count)"])
+        self.logger.debug("Story generated", metadata: ["words": .stringConvertible(words), "scenes": .stringConvertible(story.scenes.count)])
         return ResponseEncoder.encode(response)
     }
 

@@ -91,7 +91,7 @@ public final class StoryFunctionsService: Sendable {
         do {
             return try RequestDecoder.decodeJSON(type, from: json)
         } catch {
-            self.logger.warning("The model's answer did not match the schema", metadata: ["bytes": "\(json.count)"])
+            self.logger.warning("The model's answer did not match the schema", metadata: ["bytes": .stringConvertible(json.count)])
             throw .invalidUpstream("The model's answer did not match the expected JSON shape.")
         }
     }

@@ -34,6 +34,7 @@ struct GatewayHarness: Sendable {
         policy: CertificateRefreshPolicy = .init(),
         extraRoutes: [Route] = [],
         accessLogger: Logger? = nil,
+        logger: Logger = Self.logger,
         waitUntilReady: Bool = true,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
@@ -53,7 +54,7 @@ struct GatewayHarness: Sendable {
             configure(&configuration)
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
-                configuration: configuration, logger: Self.logger, certificatePolicy: policy, extraRoutes: extraRoutes,
+                configuration: configuration, logger: logger, certificatePolicy: policy, extraRoutes: extraRoutes,
                 accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) }
             )
             let client = CurlClient(logger: Self.logger)

@@ -175,7 +175,7 @@ final class RedisCluster: Sendable {
         }
         self.logger.log(
             level: firstFailure ? .warning : .debug, "Cannot read the Redis Cluster topology; retrying",
-            metadata: ["error": "\(lastError.shortDescription)", "detail": "\(lastError)", "redis.nodes_tried": "\(candidates.count)"]
+            metadata: ["error": "\(lastError.shortDescription)", "detail": "\(lastError)", "redis.nodes_tried": .stringConvertible(candidates.count)]
         )
         return false
     }
@@ -211,7 +211,7 @@ final class RedisCluster: Sendable {
                 "Redis Cluster topology read",
                 metadata: [
                     "redis.primaries": "\(topology.nodes.map(\.description).joined(separator: ","))",
-                    "redis.unserved_slots": "\(topology.unservedSlotCount)",
+                    "redis.unserved_slots": .stringConvertible(topology.unservedSlotCount),
                 ]
             )
         }

@@ -187,7 +187,7 @@ final class RedisConnectionPool: Sendable {
                 self.state.withLock { $0.slots[request.slot].closed(connection) }
             }
             if wasDown {
-                self.logger.info("Connected to Redis again", metadata: ["redis.host": "\(self.endpoint.host)", "redis.port": "\(self.endpoint.port)"])
+                self.logger.info("Connected to Redis again", metadata: ["redis.host": "\(self.endpoint.host)", "redis.port": .stringConvertible(self.endpoint.port)])
             }
             request.promise.succeed(connection)
         } catch {
@@ -200,7 +200,7 @@ final class RedisConnectionPool: Sendable {
                 level: firstFailure ? .warning : .debug,
                 "Cannot connect to Redis; retrying",
                 metadata: [
-                    "redis.host": "\(self.endpoint.host)", "redis.port": "\(self.endpoint.port)",
+                    "redis.host": "\(self.endpoint.host)", "redis.port": .stringConvertible(self.endpoint.port),
                     "error": "\(error.shortDescription)", "detail": "\(error)",
                 ]
             )

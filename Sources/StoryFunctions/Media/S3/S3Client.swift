@@ -100,7 +100,7 @@ struct S3Client: Sendable {
             }
             self.logger.warning("Media store request failed", metadata: [
                 "s3.operation": "\(operation)", "s3.status": "\(status.map(String.init) ?? "none")",
-                "s3.attempt": "\(attempt)", "s3.error": "\(label)",
+                "s3.attempt": .stringConvertible(attempt), "s3.error": "\(label)",
             ])
             let decision = self.settings.retryPolicy.decide(
                 afterAttempt: attempt, failure: failure, retryAfter: retryAfter, remaining: clock.now.duration(to: deadline),

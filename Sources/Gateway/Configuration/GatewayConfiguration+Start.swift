@@ -1,0 +1,57 @@
+import RateLimiting
+
+/// The rules that only the running gateway needs, checked before anything is built: `storygate serve` and
+/// `storygate check-config` both call `loadForStart`, and `GatewayApplication.init` calls `validateForStart`, so
+/// check-config fails exactly when serve would refuse to start.
+extension GatewayConfiguration {
+    /// What `serve` starts with: `load`, then in dev mode the dev certificate set located (without it dev mode
+    /// would run but never become ready), then `validateForStart()`. No listener, no network I/O.
+    ///
+    /// - Throws: every problem found (in `ConfigurationError.more` after the first).
+    public static func loadForStart(
+        configPath: String?, environment: [String: String], overrides: CommandLineOverrides = .init()
+    ) throws(ConfigurationError) -> GatewayConfiguration {
+        var configuration = try Self.load(configPath: configPath, environment: environment, overrides: overrides)
+        var problems = ConfigurationProblems()
+        if configuration.mode == .dev {
+            problems.check { configuration.devCertsDirectory = try DevCertificates.locate(configured: configuration.devCertsDirectory) }
+        }
+        problems.check { try configuration.validateForStart() }
+        try problems.throwIfAny()
+        return configuration
+    }
+
+    /// The rules a configuration may break and still load (a prod configuration without an OpenAI key is valid to
+    /// print and to test, but not to run), over the configured routes and `extraRoutes`.
+    ///
+    /// - Throws: every problem found.
+    public func validateForStart(extraRoutes: [Route] = []) throws(ConfigurationError) {
+        var problems = ConfigurationProblems()
+        if self.mode == .prod, self.openAIAPIKey == nil {
+            problems.record(
+                ConfigurationError(
+                    variable: "OPENAI_API_KEY",
+                    message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
+                )
+            )
+        }
+        let limits = self.rateLimits.map(\.name)
+        let routes = self.routes.map { ($0.name, $0.rateLimit, $0.auth) } + extraRoutes.map { ($0.name, $0.rateLimit, $0.auth) }
+        for (name, rule, auth) in routes {
+            guard let rule else { continue }
+            guard limits.contains(rule.name) else {
+                problems.record(
+                    ConfigurationError(
+                        variable: "routes",
+                        message: "route \(name) names an unknown rate limit '\(rule.name)'\(Suggestion.phrase(rule.name, among: limits)); configured: \(limits.joined(separator: ", "))"
+                    )
+                )
+                continue
+            }
+            if auth != .required {
+                problems.record(ConfigurationError(variable: "routes", message: "route \(name) has a per-user rate limit, so it needs auth: required"))
+            }
+        }
+        try problems.throwIfAny()
+    }
+}
