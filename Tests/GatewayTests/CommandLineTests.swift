@@ -17,7 +17,13 @@ struct CommandLineTests {
     }
 
     /// Runs the binary with only `environment` (plus PATH) in a fresh folder outside the repository, and waits.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs the binary on a thread of its own: waiting for a process must not hold one of the few threads of the
+    /// cooperative pool, which the gateways of other tests running meanwhile need.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+        try await RawSocketClient.onThread { try Self.runBlocking(arguments, environment: environment) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "build it first: swift build --build-tests")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -43,8 +49,8 @@ struct CommandLineTests {
     }
 
     @Test("--version, -V and version print the package version and the checkout's commit", arguments: [["--version"], ["-V"], ["version"]])
-    func version(arguments: [String]) throws {
-        let result = try Self.run(arguments)
+    func version(arguments: [String]) async throws {
+        let result = try await Self.run(arguments)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output == BuildInfo.current.line + "\n")
         // The binary runs from this checkout: its commit is known.
@@ -53,25 +59,25 @@ struct CommandLineTests {
     }
 
     @Test("an unknown command names the commands, with a did-you-mean, and exits 64")
-    func unknownCommand() throws {
-        let result = try Self.run(["serv"])
+    func unknownCommand() async throws {
+        let result = try await Self.run(["serv"])
         #expect(result.status == 64)
         #expect(
             result.error
                 == "storygate: no such command 'serv'; did you mean 'serve'? commands: serve, check-config, mint-token, mock-openai, healthcheck, version, help\n"
         )
-        let far = try Self.run(["zzzzzz"])
+        let far = try await Self.run(["zzzzzz"])
         #expect(far.status == 64)
         #expect(far.error.hasPrefix("storygate: no such command 'zzzzzz'; commands: serve, "))
     }
 
     @Test("help <command> prints that command's help")
-    func helpForOneCommand() throws {
-        let serve = try Self.run(["help", "serve"])
+    func helpForOneCommand() async throws {
+        let serve = try await Self.run(["help", "serve"])
         #expect(serve.status == 0, "\(serve.error)")
         #expect(serve.output.contains("Run the gateway."))
         #expect(serve.output.contains("--config"))
-        let mint = try Self.run(["help", "mint-token"])
+        let mint = try await Self.run(["help", "mint-token"])
         #expect(mint.output.contains("--uid"))
         #expect(!mint.output.contains("Run the gateway."))
     }
@@ -79,15 +85,15 @@ struct CommandLineTests {
     @Test("a port in use is one line naming the address, exit 2 (dev mode, started outside the repository)")
     func portInUse() async throws {
         try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
-            let result = try Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "critical"])
+            let result = try await Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "critical"])
             #expect(result.status == 2)
             #expect(result.error == "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use\n")
         }
     }
 
     @Test("dev mode with a DEV_CERTS_DIR that has no certificate set stops at start, exit 2, naming the variable")
-    func devCertificatesMissing() throws {
-        let result = try Self.run(["serve"], environment: ["ENV": "dev", "PORT": "0", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
+    func devCertificatesMissing() async throws {
+        let result = try await Self.run(["serve"], environment: ["ENV": "dev", "PORT": "0", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
         #expect(result.status == 2)
         #expect(
             result.error
@@ -96,33 +102,33 @@ struct CommandLineTests {
     }
 
     @Test("mint-token outside the repository finds certs/dev in the checkout the binary is in")
-    func mintTokenFromElsewhere() throws {
-        let result = try Self.run(["mint-token", "--uid", "alice"], environment: ["ENV": "dev"])
+    func mintTokenFromElsewhere() async throws {
+        let result = try await Self.run(["mint-token", "--uid", "alice"], environment: ["ENV": "dev"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.split(separator: ".").count == 3)
     }
 
     @Test("check-config fails exactly when serve refuses to start: the example file in prod needs an OpenAI key")
-    func checkConfigAgreesWithServe() throws {
+    func checkConfigAgreesWithServe() async throws {
         let example = GatewayHarness.repositoryRoot + "/storygate.example.yaml"
         let line = "storygate: configuration error: OPENAI_API_KEY is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)\n"
-        let check = try Self.run(["check-config", "--config", example])
+        let check = try await Self.run(["check-config", "--config", example])
         #expect(check.status == 2)
         #expect(check.error == line)
-        let serve = try Self.run(["serve", "--config", example])
+        let serve = try await Self.run(["serve", "--config", example])
         #expect(serve.status == 2)
         #expect(serve.error == line)
-        let keyed = try Self.run(["check-config", "--config", example], environment: ["OPENAI_API_KEY": "sk-test"])
+        let keyed = try await Self.run(["check-config", "--config", example], environment: ["OPENAI_API_KEY": "sk-test"])
         #expect(keyed.status == 0, "\(keyed.error)")
         #expect(keyed.error == "")
-        let devCerts = try Self.run(["check-config"], environment: ["ENV": "dev", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
+        let devCerts = try await Self.run(["check-config"], environment: ["ENV": "dev", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])
         #expect(devCerts.status == 2)
         #expect(devCerts.error.contains("DEV_CERTS_DIR must be a folder holding the dev certificate set"))
     }
 
     @Test("every configuration error in one run, one a line, from check-config and serve alike", arguments: ["check-config", "serve"])
-    func everyError(command: String) throws {
-        let result = try Self.run([command], environment: ["ENV": "dev", "PORT": "x", "LOG_LEVEL": "loud"])
+    func everyError(command: String) async throws {
+        let result = try await Self.run([command], environment: ["ENV": "dev", "PORT": "x", "LOG_LEVEL": "loud"])
         #expect(result.status == 2)
         #expect(
             result.error == """

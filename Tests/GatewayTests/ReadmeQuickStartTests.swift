@@ -103,7 +103,9 @@ struct ReadmeQuickStartTests {
         try await GatewayHarness.run(configure: FunctionsEndToEndTests.dev) { gateway in
             for example in examples {
                 #expect(example.command.hasPrefix("curl "), "\(example.command)")
-                let (status, body) = try Self.run(example.command, port: gateway.port)
+                // Off the cooperative pool: the gateway under test needs its threads while curl runs.
+                let port = gateway.port
+                let (status, body) = try await RawSocketClient.onThread { try Self.run(example.command, port: port) }
                 let expectedStatus = example.shownAnswer.contains("\"error\":") ? 400 : 200
                 #expect(status == expectedStatus, "\(example.command) answered \(status): \(body)")
                 let answer = try JSONSerialization.jsonObject(with: Data(body.utf8))

@@ -61,8 +61,11 @@ enum ProcessMetrics {
         guard let directory = opendir("/proc/self/fd") else { return nil }
         defer { closedir(directory) }
         var count = 0
+        // `d_name` is read in place: the entry readdir returns may end right after the name, before the 256 bytes
+        // its declared type has, so copying the field could read past a page's end.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in name[0] == UInt8(ascii: ".") }
+            let isDot = (UnsafeRawPointer(entry) + nameOffset).load(as: UInt8.self) == UInt8(ascii: ".")
             if !isDot { count += 1 }
         }
         return max(0, count - 1)
