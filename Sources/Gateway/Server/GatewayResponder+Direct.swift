@@ -211,7 +211,8 @@ extension GatewayResponder {
     private func directRequest(_ head: HTTPRequest, path: String, route: Route, peer: String?) -> DirectRequest {
         var record = RequestRecord()
         record.route = route.name
-        record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route)
+        // The access log's fields: worked out only when there is one to write.
+        if self.accessLog != nil { record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route) }
         return DirectRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
             closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: record

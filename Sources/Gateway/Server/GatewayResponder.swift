@@ -42,7 +42,10 @@ final class GatewayResponder: Sendable {
         let requestID = self.requestID(request.headers)
         var record = RequestRecord()
         let route = self.routes.route(for: request.uri.path)
-        record.noteRequest(request.headers, peer: channel.remoteAddress?.ipAddress, trustedProxies: self.trustedProxies, route: route)
+        // The access log's fields: worked out only when there is one to write.
+        if self.accessLog != nil {
+            record.noteRequest(request.headers, peer: channel.remoteAddress?.ipAddress, trustedProxies: self.trustedProxies, route: route)
+        }
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
         var response = await self.response(
             to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, writer: writer, record: &record
@@ -62,7 +65,7 @@ final class GatewayResponder: Sendable {
             response = Response(status: response.status, headers: headers, body: ResponseBody())
         }
         let status = Int(response.status.code)
-        record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: request.method)
+        if self.accessLog != nil { record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: request.method) }
         defer {
             self.answered(
                 requestID: requestID, method: request.method, path: request.uri.path, status: status, since: start, record: record,
