@@ -36,9 +36,13 @@ struct BodyTimeoutTests {
     static func trickle(_ path: String, pieces: Int, port: Int) async throws -> String {
         let connection = try RawConnection(port: port)
         connection.send("POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: \(pieces * 5)\r\nConnection: close\r\n\r\n")
-        for _ in 0..<pieces {
-            try await Task.sleep(for: .milliseconds(100))
-            connection.send("hello")
+        // On a thread of its own: the pieces' pace must not depend on the cooperative pool, which other tests running
+        // meanwhile may keep busy for longer than the body timeout.
+        await RawSocketClient.onThread {
+            for _ in 0..<pieces {
+                Thread.sleep(forTimeInterval: 0.1)
+                connection.send("hello")
+            }
         }
         let answer = await connection.read(for: 10) { String(decoding: $0, as: UTF8.self).contains("}") }
         return String(decoding: answer.bytes, as: UTF8.self)
