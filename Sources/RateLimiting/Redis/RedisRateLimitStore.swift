@@ -202,12 +202,6 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         }
     }
 
-    private func checkInTask(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
-        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
-        promise.completeWithTask { try await self.check(limit, key: key, cost: cost) }
-        return promise.futureResult
-    }
-
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).
     ///
     /// After `NOSCRIPT` the script is sent again with `EVAL`; a check whose command never left (its connection

@@ -32,6 +32,11 @@ extension RateLimitStore {
 
     public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
         if let decision = self.checkWithoutWaiting(limit, key: key, cost: cost) { return eventLoop.makeSucceededFuture(decision) }
+        return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
+    }
+
+    /// `check` in a task, its result a future on `eventLoop`.
+    func checkInTask(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
         let promise = eventLoop.makePromise(of: RateLimitDecision.self)
         promise.completeWithTask { try await self.check(limit, key: key, cost: cost) }
         return promise.futureResult
