@@ -1,6 +1,7 @@
 import CurlHTTP
 import IDTokens
 import Logging
+import RateLimiting
 import TestSupport
 import Testing
 
@@ -83,8 +84,11 @@ struct RedisClusterConfigurationTests {
                 RateLimitEndToEndTests.dev(&$0)
                 $0.redisURL = cluster.url
                 $0.redisCluster = true
-                // Exact counts need every check to reach Redis, not a local bucket after a timeout on a busy machine.
-                $0.redisTimeoutMilliseconds = 2000
+                // Exact counts need every check to reach Redis, never a local bucket: failing closed, a gateway is not
+                // ready (and the harness waits) until it has read the cluster's slots and connected, and a check that
+                // could not reach Redis would show as a 503, not as one more 200.
+                $0.rateLimitFailurePolicy = .failClosed
+                $0.redisTimeoutMilliseconds = 10000
             }
             try await GatewayHarness.run(configure: configure, extraRoutes: [RateLimitEndToEndTests.limitedRoute]) { first in
                 try await GatewayHarness.run(configure: configure, extraRoutes: [RateLimitEndToEndTests.limitedRoute]) { second in
