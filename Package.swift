@@ -64,6 +64,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// A Google service account: its key file, and access tokens by the JWT bearer grant over CurlHTTP.
+        .target(
+            name: "GoogleAuth",
+            dependencies: [
+                "CurlHTTP",
+                "IDTokens",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Token buckets per (limit, user): the pure rules, an in-memory sharded store, a Redis store (RESP on SwiftNIO).
         .target(
             name: "RateLimiting",
@@ -190,6 +200,11 @@ let package = Package(
         .testTarget(
             name: "IDTokensTests",
             dependencies: ["IDTokens", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GoogleAuthTests",
+            dependencies: ["GoogleAuth", "CurlHTTP", "IDTokens", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
