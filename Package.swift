@@ -74,6 +74,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Revoked sessions: the rule on a user's state, the per-user state cache with one lookup in flight per user,
+        /// Identity Toolkit's `accounts:lookup` over CurlHTTP.
+        .target(
+            name: "Revocation",
+            dependencies: [
+                "GoogleAuth",
+                "CurlHTTP",
+                "IDTokens",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Token buckets per (limit, user): the pure rules, an in-memory sharded store, a Redis store (RESP on SwiftNIO).
         .target(
             name: "RateLimiting",
@@ -205,6 +218,16 @@ let package = Package(
         .testTarget(
             name: "GoogleAuthTests",
             dependencies: ["GoogleAuth", "CurlHTTP", "IDTokens", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RevocationTests",
+            dependencies: [
+                "Revocation", "GoogleAuth", "CurlHTTP", "IDTokens", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
