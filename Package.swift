@@ -141,6 +141,8 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "IDTokens",
+                "GoogleAuth",
+                "Revocation",
                 "CurlHTTP",
                 "RateLimiting",
                 "OpenAI",
@@ -263,6 +265,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,6 +32,8 @@ extension GatewayConfiguration {
             ("media", self.mediaNode),
             ("server", self.serverNode),
             ("proxy", self.proxyNode),
+            ("google", self.googleNode),
+            ("admin", self.adminNode),
             ("builtin_routes", Y.bool(false)),
             ("routes", Y.list(self.routes.map(Y.route))),
         ]
@@ -45,6 +47,8 @@ extension GatewayConfiguration {
             ("certs_url", Y.string(self.firebaseCertsURL)),
             ("clock_skew_seconds", Y.int(self.clockSkewSeconds)),
             ("token_cache_size", Y.int(self.tokenCacheSize)),
+            ("identity_toolkit_url", Y.string(self.revocation.identityToolkitURL)),
+            ("revocation", self.revocationNode),
         ])
     }
 
