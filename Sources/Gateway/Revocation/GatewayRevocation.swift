@@ -2,6 +2,7 @@ public import CurlHTTP
 public import GoogleAuth
 public import IDTokens
 public import Logging
+public import RateLimiting
 public import Revocation
 
 /// The revocation check as the gateway runs it: the checker, the rule for which identities it applies to, and the
@@ -10,10 +11,13 @@ public struct GatewayRevocation: Sendable {
     public let checker: RevocationChecker
     /// The Firebase project whose users are looked up; tokens of other projects (the dev project) are not checked.
     public let projectID: String
+    /// The Redis connection sharing states and drops with the other replicas (with `REDIS_URL`): a service to run.
+    public let sharing: RedisMessaging?
 
-    public init(checker: RevocationChecker, projectID: String) {
+    public init(checker: RevocationChecker, projectID: String, sharing: RedisMessaging? = nil) {
         self.checker = checker
         self.projectID = projectID
+        self.sharing = sharing
     }
 
     /// What ``decideNow(_:now:)`` concluded.
@@ -52,7 +56,13 @@ public struct GatewayRevocation: Sendable {
     /// The admin route dropping the cached states of the users it names.
     public func adminRoute(token: Secret) -> Route {
         let checker = self.checker
-        return RevocationAdminRoute.route(token: token) { uids in checker.drop(uids: uids) }
+        return RevocationAdminRoute.route(token: token) { uids in try await checker.dropEverywhere(uids: uids) }
+    }
+
+    /// `redis://[cred@]host1:port` from a cluster URL `redis://[cred@]host1:port,host2:port`.
+    static func firstNode(_ url: String) -> String {
+        guard let comma = url.firstIndex(of: ",") else { return url }
+        return String(url[..<comma])
     }
 
     /// The service account of `GOOGLE_APPLICATION_CREDENTIALS` as an access-token source on `curl`; nil when unset.
@@ -80,10 +90,25 @@ public struct GatewayRevocation: Sendable {
         }
         let settings = configuration.revocation.settings
         let lookup = IdentityToolkitLookup(baseURL: configuration.revocation.identityToolkitURL, projectID: projectID, client: curl, tokens: tokens)
+        // States and drops go through the rate limits' Redis; with Redis Cluster, through its first seed node
+        // (plain keys and a published channel need no slot routing on one node).
+        var sharing: RedisMessaging?
+        var shared: RedisRevocationStates?
+        if let url = configuration.redisURL {
+            let single = configuration.redisCluster ? Self.firstNode(url) : url
+            do {
+                let redis = try RedisMessaging(url: single, channel: RedisRevocationStates.channel, logger: logger)
+                sharing = redis
+                shared = RedisRevocationStates(redis: redis, maxAge: settings.maxAge, logger: logger, now: now)
+            } catch {
+                throw ConfigurationError(variable: "REDIS_URL", message: "cannot be used for revocation states: \(error.shortDescription)")
+            }
+        }
         let checker = RevocationChecker(
-            settings: settings, lookup: lookup, metrics: RevocationMetrics(factory: metrics.factory, policy: settings.failurePolicy),
+            settings: settings, lookup: lookup, shared: shared, metrics: RevocationMetrics(factory: metrics.factory, policy: settings.failurePolicy),
             logger: logger, now: now
         )
-        return GatewayRevocation(checker: checker, projectID: projectID)
+        shared?.deliverDrops(to: checker)
+        return GatewayRevocation(checker: checker, projectID: projectID, sharing: sharing)
     }
 }

@@ -27,19 +27,22 @@ public final class RevocationChecker: Sendable {
     private let shards: [Shard]
     public let rule: RevocationRule
     private let lookup: any AccountLookup
+    private let shared: (any SharedAccountStates)?
     private let metrics: RevocationMetrics
     private let logger: Logger
     private let clock: @Sendable () -> Double
 
     /// - Parameters:
+    ///   - shared: states shared with other replicas, consulted before Google and given every state looked up.
     ///   - maximumEntries: users whose state is kept (beyond it, the oldest states are dropped first).
     ///   - now: seconds since the epoch; injectable for tests.
     public init(
-        settings: RevocationSettings, lookup: any AccountLookup, metrics: RevocationMetrics, logger: Logger,
-        maximumEntries: Int = 1_000_000, now: @escaping @Sendable () -> Double
+        settings: RevocationSettings, lookup: any AccountLookup, shared: (any SharedAccountStates)? = nil, metrics: RevocationMetrics,
+        logger: Logger, maximumEntries: Int = 1_000_000, now: @escaping @Sendable () -> Double
     ) {
         self.rule = RevocationRule(settings: settings)
         self.lookup = lookup
+        self.shared = shared
         self.metrics = metrics
         self.logger = logger
         self.clock = now
@@ -118,6 +121,12 @@ public final class RevocationChecker: Sendable {
         }
     }
 
+    /// Forgets what this replica and every other one know about `uids` (through the shared states, when any).
+    public func dropEverywhere(uids: [String]) async throws {
+        self.drop(uids: uids)
+        try await self.shared?.broadcastDrop(uids: uids)
+    }
+
     /// The state held for `uid`, if any (for tests and the shared store).
     public func cachedState(uid: String) -> CachedAccountState? {
         self.shards[self.shard(uid)].entries.withLock { $0[uid]?.known }
@@ -135,8 +144,23 @@ public final class RevocationChecker: Sendable {
     }
 
     private func performLookup(uid: String, generation: Int) async {
-        let startedAt = self.clock()
+        var startedAt = self.clock()
         let started = ContinuousClock.now
+        if let shared = self.shared, let state = await shared.load(uid: uid), startedAt - state.fetchedAt < self.rule.settings.maxAge {
+            // Another replica looked the user up within the max age: its answer, as old as it is.
+            self.shards[self.shard(uid)].entries.withLock { entries in
+                var entry = entries[uid] ?? Entry()
+                entry.inFlight = nil
+                if entry.generation == generation {
+                    entry.known = state
+                    entry.lastFailureAt = nil
+                }
+                entries[uid] = entry
+            }
+            self.metrics.sharedHit()
+            return
+        }
+        startedAt = self.clock()
         let result: Result<UserAccountState, AccountLookupError>
         do throws(AccountLookupError) {
             result = .success(try await self.lookup.lookup(uid: uid))
@@ -162,6 +186,7 @@ public final class RevocationChecker: Sendable {
         switch result {
         case .success(let state):
             self.metrics.lookedUp(result: Self.label(state), duration: duration)
+            await self.shared?.save(CachedAccountState(state: state, fetchedAt: startedAt), uid: uid)
         case .failure(let error):
             self.metrics.lookedUp(result: error.shortDescription, duration: duration)
             self.logger.warning(

@@ -6,6 +6,7 @@ import Synchronization
 /// - `storygate_revocation_lookups_total{result}`: lookups by result (`active`, `disabled`, `deleted`, or the
 ///   failure: `credentials`, `unreachable`, `refused`, `invalid_response`).
 /// - `storygate_revocation_cache_hits_total`: verdicts from a fresh cached state.
+/// - `storygate_revocation_shared_hits_total`: states taken from another replica (Redis) instead of a lookup.
 /// - `storygate_revocation_stale_verdicts_total{policy}`: verdicts without a fresh state after a failed lookup.
 /// - `storygate_revocation_lookup_duration_seconds`: one lookup, access token included.
 /// - `storygate_revocation_oldest_state_age_seconds`: the age of the oldest state a verdict rested on in the
@@ -15,6 +16,7 @@ public final class RevocationMetrics: Sendable {
     public static let help: [String: String] = [
         "storygate_revocation_lookups_total": "Revocation lookups of a user's state at Identity Toolkit, by result (the state, or the failure).",
         "storygate_revocation_cache_hits_total": "Revocation verdicts from a fresh cached user state.",
+        "storygate_revocation_shared_hits_total": "User states another replica looked up, taken from Redis instead of a lookup.",
         "storygate_revocation_stale_verdicts_total": "Revocation verdicts without a fresh user state after a failed lookup, by failure policy.",
         "storygate_revocation_lookup_duration_seconds": "Revocation lookups at Identity Toolkit, access token included.",
         "storygate_revocation_oldest_state_age_seconds": "Age of the oldest user state a revocation verdict rested on, in the latest ten-second window.",
@@ -36,6 +38,8 @@ public final class RevocationMetrics: Sendable {
     }
 
     func cacheHit() { self.cacheHits.increment() }
+
+    func sharedHit() { Counter(label: "storygate_revocation_shared_hits_total", factory: self.factory).increment() }
 
     func staleVerdict() { self.staleVerdicts.increment() }
 
