@@ -4,15 +4,15 @@ import IDTokens
 import Logging
 import NIOCore
 
-/// Turns each request into a response: request id, route, method, body limit, authentication, rate limit,
-/// handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
+/// Turns each request into a response: request id, route, method, body limit, the rules (``RequestRules``: identity,
+/// rate limit), handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
 /// Each answered request is counted in the metrics and written to the access log.
 /// A class: every connection holds it, and the direct path reaches it on every request (one reference, not a
 /// copy of each field).
 final class GatewayResponder: Sendable {
     let routes: RouteTable
-    let authenticator: Authenticator
-    let rateLimiter: RateLimiter
+    /// Identity and rate limit, for every request.
+    let rules: RequestRules
     let trustedProxies: [IPAddressRange]
     let metrics: GatewayMetrics
     let accessLog: AccessLog?
@@ -25,8 +25,7 @@ final class GatewayResponder: Sendable {
         metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger
     ) {
         self.routes = routes
-        self.authenticator = authenticator
-        self.rateLimiter = rateLimiter
+        self.rules = RequestRules(authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: trustedProxies, metrics: metrics)
         self.trustedProxies = trustedProxies
         self.metrics = metrics
         self.accessLog = accessLog
@@ -87,10 +86,12 @@ final class GatewayResponder: Sendable {
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
-            let identity = try await self.identify(request, route: route, channel: channel, record: &record)
-            if let rule = route.rateLimit, let identity {
-                limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid, outcome: &record.rateLimit)
-            }
+            var progress = RuleProgress(route: route, fields: request.headers, peer: channel.remoteAddress?.ipAddress)
+            let refusal = await self.rules.decide(&progress)
+            progress.note(into: &record)
+            limitHeaders = progress.limit?.fields
+            if let refusal { throw refusal }
+            let identity = progress.identity
             // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
             // §10.1.1) may send it now. A refusal above is sent instead, and the body never comes.
             if request.headers[.expect]?.lowercased() == "100-continue" {
@@ -153,28 +154,5 @@ final class GatewayResponder: Sendable {
         if headers[.transferEncoding] != nil { return true }
         guard let length = headers[.contentLength] else { return false }
         return Int(length).map { $0 > 64 * 1024 } ?? true
-    }
-
-    /// The route's auth policy applied, with the outcome counted by source or by the reason it failed.
-    private func identify(_ request: Request, route: Route, channel: any Channel, record: inout RequestRecord) async throws(GatewayError) -> Identity? {
-        guard route.auth != .none else { return nil }
-        let clientAddress = {
-            ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headers, trustedProxies: self.trustedProxies)
-        }
-        do {
-            let identity =
-                route.auth == .required
-                ? try await self.authenticator.authenticate(request.headers, clientAddress: clientAddress)
-                : try await self.authenticator.identify(request.headers, clientAddress: clientAddress)
-            if let identity {
-                record.authSource = identity.source.rawValue
-                record.uid = identity.uid
-                self.metrics.authenticated(source: identity.source)
-            }
-            return identity
-        } catch {
-            self.metrics.authenticationFailed(reason: error.reason)
-            throw error
-        }
     }
 }
