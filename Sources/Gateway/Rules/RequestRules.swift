@@ -104,18 +104,26 @@ struct RequestRules: Sendable {
         return self.run(&progress)
     }
 
-    /// ``finish(_:)`` as a future on `eventLoop`, with no task in between, when the step waits on a store that can
-    /// answer so (a Redis bucket); nil when it needs a task (a certificate refetch).
-    func finishOnLoop(_ progress: RuleProgress, on eventLoop: any EventLoop) -> EventLoopFuture<(RuleProgress, RuleVerdict)>? {
-        guard case .rateLimit = progress.step, let rule = progress.route.rateLimit, let identity = progress.identity else { return nil }
-        return self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop).map { result in
+    /// ``finish(_:)`` from `eventLoop` and back on it, with no task in between, when the step waits on a store that
+    /// can answer so (a Redis bucket): `then` gets the progress and the verdict of the steps after it. False, and
+    /// `then` is not called, when the step needs a task (a certificate refetch).
+    func finishOnLoop(
+        _ progress: RuleProgress, on eventLoop: any EventLoop, then complete: @escaping (RuleProgress, RuleVerdict) -> Void
+    ) -> Bool {
+        guard case .rateLimit = progress.step, let rule = progress.route.rateLimit, let identity = progress.identity else { return false }
+        self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop) { answer, refusal, outcome in
             var progress = progress
-            progress.limitOutcome = result.outcome
-            if let refusal = result.refusal { return (progress, .refused(refusal)) }
-            progress.limit = result.answer
+            progress.limitOutcome = outcome
+            if let refusal {
+                complete(progress, .refused(refusal))
+                return
+            }
+            progress.limit = answer
             progress.step = .done
-            return (progress, self.run(&progress))
+            let verdict = self.run(&progress)
+            complete(progress, verdict)
         }
+        return true
     }
 
     private func identified(_ identity: Identity?, _ progress: inout RuleProgress) {

@@ -73,11 +73,14 @@ final class DirectExchange: DirectUpstreamReceiver {
     /// certificate refetch, all of them in a task on the loop — then refuses the request or sends it.
     func decide(_ pending: PendingDecision) {
         self.state = .deciding
-        let (responder, eventLoop) = (self.responder, self.eventLoop)
-        if let decision = responder.decideOnLoop(pending, eventLoop: eventLoop) {
-            decision.assumeIsolated().whenSuccess { self.decided($0, pending) }
-            return
+        let started = self.responder.decideOnLoop(pending, eventLoop: self.eventLoop) { decision, pending in
+            if let decision { self.decided(decision, pending) } else { self.decideInTask(pending) }
         }
+        if !started { self.decideInTask(pending) }
+    }
+
+    private func decideInTask(_ pending: PendingDecision) {
+        let (responder, eventLoop) = (self.responder, self.eventLoop)
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)
         Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             let decision = await responder.decide(pending)

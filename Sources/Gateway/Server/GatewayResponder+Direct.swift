@@ -126,17 +126,18 @@ extension GatewayResponder {
         return Decision(rules: progress, refusal: refusal)
     }
 
-    /// ``decide(_:)`` as a future on `eventLoop` when the step waiting can be finished from the loop (a Redis limit):
-    /// no task in between; nil when a task is needed.
-    func decideOnLoop(_ pending: PendingDecision, eventLoop: any EventLoop) -> EventLoopFuture<Decision>? {
-        self.rules.finishOnLoop(pending.rules, on: eventLoop).map { future in
-            future.flatMap { progress, verdict in
-                switch verdict {
-                case .passed: eventLoop.makeSucceededFuture(Decision(rules: progress, refusal: nil))
-                case .refused(let error): eventLoop.makeSucceededFuture(Decision(rules: progress, refusal: error))
-                // A later step waits too: the rest in a task.
-                case .waiting: eventLoop.makeFutureWithTask { await self.decide(PendingDecision(rules: progress, of: pending)) }
-                }
+    /// ``decide(_:)`` from `eventLoop` and back on it when the step waiting can be finished so (a Redis limit): no
+    /// task in between. `then` gets the decision, or nil when a later step waits too and the rest needs ``decide(_:)``
+    /// with the pending request `then` also gets. False when a task is needed from the start.
+    func decideOnLoop(
+        _ pending: PendingDecision, eventLoop: any EventLoop, then complete: @escaping (Decision?, PendingDecision) -> Void
+    ) -> Bool {
+        self.rules.finishOnLoop(pending.rules, on: eventLoop) { progress, verdict in
+            let pending = PendingDecision(rules: progress, of: pending)
+            switch verdict {
+            case .passed: complete(Decision(rules: progress, refusal: nil), pending)
+            case .refused(let error): complete(Decision(rules: progress, refusal: error), pending)
+            case .waiting: complete(nil, pending)
             }
         }
     }
