@@ -164,6 +164,31 @@ struct DirectPathTests {
         }
     }
 
+    @Test("built-in routes are answered on the raw path, pipelined with proxied requests, and the connection stays there")
+    func builtinsOnRawPath() async throws {
+        try await ProxyFixture.run { gateway, _ in
+            let token = ProxyFixture.token(uid: "builtin-user")
+            let requests = [
+                "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /v1/me HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\r\n",
+                "HEAD /healthz HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /v1/me HTTP/1.1\r\nHost: t\r\n\r\n",
+                "GET /open/echo/5 HTTP/1.1\r\nHost: t\r\n\r\n",
+                // A method SwiftNIO's parser does not know: the raw path answers 405 (had the connection been handed to
+                // the async path, its parser would have refused the message).
+                "BREW /healthz HTTP/1.1\r\nHost: t\r\n\r\n",
+            ]
+            let outcome = await RawHTTPExchange(heads: [false, false, true, false, false, false], halfClose: false, stallSeconds: 5)
+                .run(port: gateway.port, bytes: Array(requests.joined().utf8))
+            #expect(outcome.ending == .answered)
+            try #require(outcome.responses.count == requests.count)
+            #expect(outcome.responses.map(\.status) == [200, 200, 200, 401, 200, 405])
+            let me = (try? JSONSerialization.jsonObject(with: Data(outcome.responses[1].body))) as? [String: Any]
+            #expect(me?["uid"] as? String == "builtin-user")
+            #expect(outcome.responses[2].body.isEmpty)
+        }
+    }
+
     @Test("a client that half-closes after its request still gets the answer, then the connection closes")
     func halfClose() async throws {
         try await ProxyFixture.run { gateway, _ in

@@ -15,7 +15,7 @@ protocol DirectAnswerSink: AnyObject {
     func writeEnd(for request: DirectRequest)
     func closeConnection()
     /// The exchange has written its answer's end, or given up.
-    func exchangeFinished(_ exchange: DirectExchange)
+    func exchangeFinished(_ exchange: any ConnectionExchange)
 }
 
 /// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
@@ -26,7 +26,7 @@ protocol DirectAnswerSink: AnyObject {
 /// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in
 /// the body closes the client's connection (the answer is truncated); the client going away closes the upstream
 /// connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
-final class DirectExchange: DirectUpstreamReceiver {
+final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     private enum State {
         /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).
         case deciding
@@ -102,7 +102,7 @@ final class DirectExchange: DirectUpstreamReceiver {
         case .refuse(_, let error):
             self.responder.writeDirectError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
-        case .handOn, .decide:
+        case .handOn, .handle, .decide:
             preconditionFailure("resume either forwards or refuses")
         }
     }
@@ -218,6 +218,9 @@ final class DirectExchange: DirectUpstreamReceiver {
             self.finish(status: 503)
         }
     }
+
+    /// A proxied exchange goes on: the client may still read its answer (as HAProxy without `abortonclose`).
+    func clientHalfClosed() {}
 
     func clientWritable() {
         guard self.paused else { return }

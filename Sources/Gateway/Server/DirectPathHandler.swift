@@ -143,7 +143,7 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
     }
 
     /// An exchange has written its answer's end, or given up.
-    func exchangeFinished(_ exchange: DirectExchange) {
+    func exchangeFinished(_ exchange: any ConnectionExchange) {
         guard self.exchange === exchange else { return }
         self.exchange = nil
         if let context { self.drain(context, inReadBatch: false) }
@@ -192,7 +192,8 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
     /// Whether the direct path took the request.
     private func start(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
         switch self.responder.directStart(head, channel: context.channel, peer: self.peer) {
-        case .handOn:
+        case .handOn, .handle:
+            // `.handle` only comes when asked for (the raw path runs built-in handlers; here the async responder does).
             return false
         case .refuse(let request, let error):
             self.responder.metrics.requestStarted()

@@ -13,8 +13,8 @@ final class DirectRequest {
     let requestID: String
     let method: HTTPRequest.Method
     let path: String
-    /// The client asked for the connection to close after this answer.
-    let closesConnection: Bool
+    /// The connection closes after this answer (the client asked for it, or the answer says so).
+    var closesConnection: Bool
     var record: RequestRecord
     /// The rate limit's decision, whose fields the answer carries.
     var limit: RateLimiter.Answer?
@@ -40,6 +40,8 @@ enum DirectStart {
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
     case forward(DirectRequest, UpstreamRoute, UpstreamRequestHead)
+    /// For a built-in route's handler (``BuiltinExchange``), which applies the rules itself.
+    case handle(DirectRequest, Route)
     /// The rest of the rules need I/O (a certificate refetch, a Redis limit): the exchange waits for
     /// ``GatewayResponder/decide(_:)`` on the connection's event loop, then goes on with ``GatewayResponder/resume(_:_:_:allocator:)``.
     case decide(DirectRequest, PendingDecision)
@@ -82,7 +84,11 @@ extension GatewayResponder {
     ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
     ///     `head`); nil for a request that declares none.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
-    func directStart(_ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?) -> DirectStart {
+    ///   - builtins: whether the caller runs built-in handlers (``BuiltinExchange``); a request for one is handed on
+    ///     otherwise.
+    func directStart(
+        _ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, builtins: Bool = false, channel: any Channel, peer: String?
+    ) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
@@ -93,6 +99,10 @@ extension GatewayResponder {
         // on, a method SwiftNIO's parser does not know (any token is a method, RFC 9110 §9.1) would be a 400 there.
         guard route.allows(head.method) else {
             return .refuse(self.directRequest(head, path: uri.path, route: route, peer: peer), .methodNotAllowed(allowed: route.methods))
+        }
+        // A built-in route's request, come whole: its handler's exchange applies the rules.
+        if builtins, !route.forwardsUpstream {
+            return .handle(self.directRequest(head, path: uri.path, route: route, peer: peer), route)
         }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),
             upstream.directPool.serves(channel.eventLoop),

@@ -47,22 +47,16 @@ final class GatewayResponder: Sendable {
         }
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
         var response = await self.response(
-            to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, writer: writer, record: &record
-        )
-        response.headers[Self.requestIDHeader] = requestID
-        // An upstream's own `Date` is kept (when the answer was made, RFC 9110 §6.6.1); every other answer gets one.
-        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
-        // The connection closes after this answer (CONNECT, an upgrade, or the client asked): the answer says so
-        // (RFC 9112 §9.6).
-        if RequestFraming.endsConnection(request.head) || HopByHopHeaders.listsClose(request.headers[.connection]) {
-            response.headers[.connection] = "close"
+            to: request, route: route, requestID: requestID, channel: channel, peer: channel.remoteAddress?.ipAddress, upstream: upstream,
+            record: &record
+        ) {
+            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
+            // §10.1.1) may send it now. A refusal is sent instead, and the body never comes.
+            if request.headers[.expect]?.lowercased() == "100-continue" {
+                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
+            }
         }
-        if request.method == .head {
-            // Same headers as GET, no body (RFC 9110 §9.3.2).
-            var headers = response.headers
-            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
-            response = Response(status: response.status, headers: headers, body: ResponseBody())
-        }
+        self.finish(&response, for: request.head, requestID: requestID)
         let status = Int(response.status.code)
         if self.accessLog != nil { record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: request.method) }
         defer {
@@ -74,9 +68,31 @@ final class GatewayResponder: Sendable {
         try await writer.write(response: response.head, body: response.body)
     }
 
-    private func response(
-        to request: Request, route: Route?, requestID: String, channel: any Channel, upstream: UpstreamTiming?,
-        writer: borrowing ResponseWriter, record: inout RequestRecord
+    /// The gateway's fields on an answer: the request id, a `Date` unless it has its own (an upstream's is kept: it is
+    /// when the answer was made, RFC 9110 §6.6.1), `Connection: close` when the connection ends after it, and for
+    /// HEAD the head a GET would have, without its body (RFC 9110 §9.3.2).
+    func finish(_ response: inout Response, for head: HTTPRequest, requestID: String) {
+        response.headers[Self.requestIDHeader] = requestID
+        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
+        // CONNECT, an upgrade, or the client asked (RFC 9112 §9.6).
+        if RequestFraming.endsConnection(head) || HopByHopHeaders.listsClose(head.headerFields[.connection]) {
+            response.headers[.connection] = "close"
+        }
+        if head.method == .head {
+            var headers = response.headers
+            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
+            response = Response(status: response.status, headers: headers, body: ResponseBody())
+        }
+    }
+
+    /// The answer to a routed (or unroutable) request: framing, route, method and declared body checks, the rules
+    /// (``RequestRules``), then the route's handler; every error as JSON.
+    /// - Parameters:
+    ///   - watcher: the connection's close watcher when the caller keeps one (nil: the pipeline's).
+    ///   - beforeHandler: runs once every check that needs no body has passed, before the handler reads it.
+    func response(
+        to request: Request, route: Route?, requestID: String, channel: any Channel, peer: String?, upstream: UpstreamTiming?,
+        watcher: ClientCloseWatcher? = nil, record: inout RequestRecord, beforeHandler: () async throws -> Void
     ) async -> Response {
         // The limit's fields, once a limit has counted the request: every answer after that carries them, errors too.
         var limitHeaders: HTTPFields?
@@ -86,18 +102,14 @@ final class GatewayResponder: Sendable {
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
-            var progress = RuleProgress(route: route, fields: request.headers, peer: channel.remoteAddress?.ipAddress)
+            var progress = RuleProgress(route: route, fields: request.headers, peer: peer)
             let refusal = await self.rules.decide(&progress)
             progress.note(into: &record)
             limitHeaders = progress.limit?.fields
             if let refusal { throw refusal }
             let identity = progress.identity
-            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
-            // §10.1.1) may send it now. A refusal above is sent instead, and the body never comes.
-            if request.headers[.expect]?.lowercased() == "100-continue" {
-                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
-            }
-            let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream)
+            try await beforeHandler()
+            let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream, watcher: watcher)
             var response =
                 route.forwardsUpstream && MaxForwards.endsHere(request.head)
                 ? MaxForwards.optionsAnswer(allowed: route.methods) : try await route.handler(request, context)

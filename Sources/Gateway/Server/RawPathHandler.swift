@@ -48,7 +48,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private var activeWithheld = false
     /// Bytes read and not yet taken (the start of the next request, or pipelined requests waiting for an exchange).
     private var pending: ByteBuffer?
-    private var exchange: DirectExchange?
+    private var exchange: (any ConnectionExchange)?
     private var processing = false
     private var inputClosed = false
     private var quiescing = false
@@ -150,7 +150,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         switch event {
         case let event as ChannelEvent where event == .inputClosed:
             self.inputClosed = true
-            if self.exchange == nil { self.process(context) }
+            if let exchange = self.exchange { exchange.clientHalfClosed() } else { self.process(context) }
         case is ChannelShouldQuiesceEvent:
             // As HummingbirdCore's connection handler: close now if idle, else after the answer under way.
             self.quiescing = true
@@ -220,7 +220,9 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 }
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
             }
-            let start = self.responder.directStart(head, authorization: authorization, body: body, channel: context.channel, peer: self.peer)
+            let start = self.responder.directStart(
+                head, authorization: authorization, body: body, builtins: true, channel: context.channel, peer: self.peer
+            )
             if case .handOn = start {
                 self.handOver(context)
                 return
@@ -242,6 +244,14 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 let exchange = DirectExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
                 self.exchange = exchange
                 exchange.begin(upstreamHead)
+            case .handle(let request, let route):
+                // As for `forward`: the handler's own timeouts apply.
+                self.setDeadline(nil)
+                var head = head
+                if let authorization { head.headerFields.append(HTTPField(name: .authorization, value: authorization)) }
+                let exchange = BuiltinExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request)
+                self.exchange = exchange
+                exchange.start(head, body: body, route: route, channel: context.channel, peer: self.peer)
             case .decide(let request, let pending):
                 // As for `forward`: the rules that wait on I/O are bounded by their own timeouts.
                 self.setDeadline(nil)
@@ -437,7 +447,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         self.context?.close(promise: nil)
     }
 
-    func exchangeFinished(_ exchange: DirectExchange) {
+    func exchangeFinished(_ exchange: any ConnectionExchange) {
         guard self.exchange === exchange else { return }
         self.exchange = nil
         guard let context, !self.closing else { return }
