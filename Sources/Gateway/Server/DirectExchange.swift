@@ -2,8 +2,7 @@ import HTTPTypes
 import NIOCore
 import Prometheus
 
-/// Where a direct exchange's answer goes, on the client connection's event loop: HTTP parts into the pipeline
-/// (``DirectPathHandler``) or bytes onto the socket (``RawPathHandler``).
+/// Where an exchange's answer goes, on the client connection's event loop: bytes onto the socket (``RawPathHandler``).
 protocol DirectAnswerSink: AnyObject {
     var isWritable: Bool { get }
     func writeHead(_ response: HTTPResponse, for request: DirectRequest)
@@ -18,14 +17,14 @@ protocol DirectAnswerSink: AnyObject {
     func exchangeFinished(_ exchange: any ConnectionExchange)
 }
 
-/// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
+/// One request forwarded by the raw path: a pooled (or new) upstream connection on the client's event loop,
 /// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
 /// is one write), and the connection pooled again once the answer has ended. The same rules as
 /// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
 /// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
 /// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in
 /// the body closes the client's connection (the answer is truncated); the client going away closes the upstream
-/// connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
+/// connection. The answer goes to a ``DirectAnswerSink``.
 final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     private enum State {
         /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).

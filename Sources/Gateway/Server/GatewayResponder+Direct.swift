@@ -72,11 +72,12 @@ extension PendingDecision {
     }
 }
 
-/// The direct path's half of the responder (``RawPathHandler`` and ``DirectPathHandler`` drive it): the same rules as
-/// `respond`, for a request to an upstream route whose body, if any, came whole with its head, and for a request whose
-/// method its route does not take (405). Rules that need no I/O are applied at once; a certificate refetch or a Redis
-/// limit suspends the request (``DirectStart/decide(_:_:)``) and resumes it on the same connection. Any other request
-/// is handed on before anything is counted, so each request goes through exactly one of the paths.
+/// The raw path's half of the responder (``RawPathHandler`` drives it), for a request whose body, if any, came whole
+/// with its head: a method its route does not take is a 405; a built-in route's request goes to its handler
+/// (``BuiltinExchange``); an upstream route's gets the rules (``RequestRules``) — those that need no I/O at once, a
+/// certificate refetch or a Redis limit suspending the request (``DirectStart/decide(_:_:)``) to resume it on the
+/// same connection — and is forwarded. Any other request is handed on before anything is counted, so each request
+/// goes through exactly one of the paths.
 extension GatewayResponder {
     /// - Parameters:
     ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
@@ -84,11 +85,7 @@ extension GatewayResponder {
     ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
     ///     `head`); nil for a request that declares none.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
-    ///   - builtins: whether the caller runs built-in handlers (``BuiltinExchange``); a request for one is handed on
-    ///     otherwise.
-    func directStart(
-        _ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, builtins: Bool = false, channel: any Channel, peer: String?
-    ) -> DirectStart {
+    func directStart(_ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
@@ -101,7 +98,7 @@ extension GatewayResponder {
             return .refuse(self.directRequest(head, path: uri.path, route: route, peer: peer), .methodNotAllowed(allowed: route.methods))
         }
         // A built-in route's request, come whole: its handler's exchange applies the rules.
-        if builtins, !route.forwardsUpstream {
+        if !route.forwardsUpstream {
             return .handle(self.directRequest(head, path: uri.path, route: route, peer: peer), route)
         }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),

@@ -1,18 +1,17 @@
 import HTTPTypes
 import NIOCore
 
-/// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
-/// it, first in the pipeline, so the common request — a plain proxied request, body-less or with a small body read
-/// with its head — costs no HTTP codec, no type conversion and no trip through the other handlers (about a third of
-/// the gateway's own CPU per request, measured in BENCHMARKS.md).
+/// The raw path: requests read straight from the connection's bytes and answered straight onto it, first in the
+/// pipeline, so a request — proxied or for a built-in handler, body-less or with a small body read with its head —
+/// costs no HTTP codec, no type conversion and no trip through the other handlers.
 ///
 /// A connection starts here. ``RawRequestHead`` reads each request head; ``GatewayResponder/directStart(_:authorization:body:channel:peer:)``
-/// applies the same rules as everywhere (route, authentication, rate limit, those needing I/O in a task of the
-/// exchange's), and a ``DirectExchange`` forwards it. The first request this path does not take — one that
-/// `RawRequestHead` leaves to the general parser (a large or streamed body, HTTP/1.0, anything unusual), or one
-/// `directStart` hands on (a built-in route) — hands the connection over for good: its bytes, from that request on, go to the handlers behind this
-/// one, which then see the connection become active (they were not told before, so their timers start then)
-/// and read it as they always have. Nothing of a request is counted or answered before that choice.
+/// decides: a ``DirectExchange`` applies the rules (``RequestRules``) and forwards it, or a ``BuiltinExchange`` runs
+/// its route's handler. The first request this path does not take — one that `RawRequestHead` leaves to the general
+/// parser (a large or streamed body, HTTP/1.0, anything unusual), or one `directStart` hands on (`Expect`, a proxy
+/// route the pools do not serve) — hands the connection over for good: its bytes, from that request on, go to the
+/// handlers behind this one, which then see the connection become active (they were not told before, so their
+/// timers start then) and read it as they always have. Nothing of a request is counted or answered before that choice.
 ///
 /// While the connection is here, this handler keeps the server's rules those handlers would have kept: a head
 /// must be complete within the header timeout of its first byte (or of the connection opening), an idle
@@ -221,7 +220,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
             }
             let start = self.responder.directStart(
-                head, authorization: authorization, body: body, builtins: true, channel: context.channel, peer: self.peer
+                head, authorization: authorization, body: body, channel: context.channel, peer: self.peer
             )
             if case .handOn = start {
                 self.handOver(context)
