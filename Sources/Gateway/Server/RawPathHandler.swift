@@ -105,7 +105,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             return
         }
         self.activeWithheld = true
-        self.setDeadline(.now() + self.limits.headerTimeout)
+        self.setDeadline(self.now + self.limits.headerTimeout)
         // Called before SwiftNIO's first automatic read, which this stops.
         if (try? context.channel.syncOptions?.setOption(.autoRead, value: false)) != nil {
             self.readsItself = true
@@ -127,7 +127,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         } else {
             self.pending = incoming
             // The first byte of a request: its head is due within the header timeout.
-            if self.exchange == nil { self.setDeadline(.now() + self.limits.headerTimeout) }
+            if self.exchange == nil { self.setDeadline(self.now + self.limits.headerTimeout) }
         }
         if self.exchange == nil { self.process(context) }
     }
@@ -234,7 +234,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 break
             case .refuse(let request, let error):
                 // The next request's head is due from now if its bytes are here already; else the connection idles.
-                self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+                self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
                 self.responder.writeDirectError(error, for: request, to: self)
                 self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             case .forward(let request, let route, let upstreamHead):
@@ -450,11 +450,14 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         guard self.exchange === exchange else { return }
         self.exchange = nil
         guard let context, !self.closing else { return }
-        self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+        self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
         self.process(context)
     }
 
     // MARK: Deadline
+
+    /// The event loop's clock: the one its timers keep (virtual on an `EmbeddedEventLoop`).
+    private var now: NIODeadline { self.context?.eventLoop.now ?? .now() }
 
     private func setDeadline(_ deadline: NIODeadline?) {
         self.deadline?.set(deadline)
