@@ -1,4 +1,5 @@
 public import CurlHTTP
+public import GoogleAuth
 public import IDTokens
 public import Logging
 import NIOPosix
@@ -14,6 +15,10 @@ public struct GatewayApplication: Sendable {
     public let curl: CurlClient
     public let certificateStores: [CertificateStore]
     public let authenticator: Authenticator
+    /// Access tokens of the service account in `GOOGLE_APPLICATION_CREDENTIALS` (nil when unset), for Google APIs.
+    public let googleTokens: ServiceAccountTokenSource?
+    /// The revocation check (`REVOCATION_CHECK=on`; nil when off).
+    public let revocation: GatewayRevocation?
     public let rateLimiter: RateLimiter
     /// OpenAI over libcurl, or the offline provider (dev without a key).
     public let provider: any AIProvider
@@ -62,9 +67,15 @@ public struct GatewayApplication: Sendable {
         self.certificateStores = projects.map(\.certificates)
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
+        self.googleTokens = try GatewayRevocation.tokenSource(configuration: configuration, curl: self.curl, logger: logger)
+        let revocation = try GatewayRevocation.make(
+            configuration: configuration, tokens: self.googleTokens, curl: self.curl, metrics: metrics, logger: logger
+        )
+        self.revocation = revocation
         self.authenticator = Authenticator(
             tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter,
-            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil
+            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil,
+            revocation: revocation
         )
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
@@ -98,6 +109,7 @@ public struct GatewayApplication: Sendable {
             store = localBuckets
         }
         self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, metrics: metrics, logger: logger)
+        if let sharing = revocation?.sharing { background.append(sharing) }
         self.backgroundServices = background
 
         // The AI functions: OpenAI when a key is configured; in dev without one, the offline provider.
@@ -142,7 +154,9 @@ public struct GatewayApplication: Sendable {
             openAPI: OpenAPIHandler.handler(),
             proxy: self.proxy, limits: configuration.server
         )
-        let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)
+        // The admin route exists only with both an admin secret and the revocation check.
+        let adminRoutes = revocation.flatMap { revocation in configuration.adminToken.map { [revocation.adminRoute(token: $0)] } } ?? []
+        let routes = RouteTable(configuration.routes.map(builder.route) + adminRoutes + extraRoutes)
         for route in routes.routes {
             guard let rule = route.rateLimit else { continue }
             guard self.rateLimiter.limits[rule.name] != nil else {
