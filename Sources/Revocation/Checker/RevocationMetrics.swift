@@ -29,6 +29,10 @@ public final class RevocationMetrics: Sendable {
     private let oldestAge: Gauge
     private let staleVerdicts: Counter
     private let oldest = Mutex<(windowStart: Double, age: Double)>((0, 0))
+    /// The window's start and largest age so far, readable without the lock: most verdicts change neither, and the
+    /// check runs on every request.
+    private let windowEnd = Atomic<UInt64>(0)
+    private let windowAge = Atomic<UInt64>(0)
 
     public init(factory: any MetricsFactory, policy: RevocationFailurePolicy) {
         self.factory = factory
@@ -45,7 +49,14 @@ public final class RevocationMetrics: Sendable {
 
     /// A verdict rested on a state `age` seconds old at `now`.
     func served(stateAge age: Double, now: Double) {
+        if now < Double(bitPattern: self.windowEnd.load(ordering: .relaxed)), age <= Double(bitPattern: self.windowAge.load(ordering: .relaxed)) {
+            return
+        }
         let flush: Double? = self.oldest.withLock { oldest in
+            defer {
+                self.windowEnd.store((oldest.windowStart + Self.window).bitPattern, ordering: .relaxed)
+                self.windowAge.store(oldest.age.bitPattern, ordering: .relaxed)
+            }
             if now - oldest.windowStart >= Self.window {
                 let previous = oldest.age
                 oldest = (now, age)
