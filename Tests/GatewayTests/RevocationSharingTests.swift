@@ -56,8 +56,8 @@ import Testing
     }
 
     /// Waits (bounded) until `condition` holds: a drop crosses Redis asynchronously.
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<500 {
+    static func eventually(limit: Int = 500, _ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<limit {
             if condition() { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -94,6 +94,25 @@ import Testing
             #expect(await b.checker.check(uid: "alice", issuedAt: issuedAt) == .revoked)
             #expect(await a.checker.check(uid: "alice", issuedAt: issuedAt) == .revoked)
             #expect(toolkit.lookups(of: "alice") == 2)
+        }
+    }
+
+    @Test func afterARedisRestartDropsReachTheOtherReplicaAgain() async throws {
+        try await Self.withTwoReplicas { a, b, toolkit, redis in
+            toolkit.setUser("carol")
+            try await redis.restart()
+            // Each round: B learns Carol's state, A drops it everywhere; once both of A's connection and B's
+            // subscription are back, B forgets it.
+            var reached = false
+            for _ in 0..<300 where !reached {
+                _ = await b.checker.check(uid: "carol", issuedAt: WallClock.now())
+                guard b.checker.cachedState(uid: "carol") != nil else { continue }
+                if (try? await a.checker.dropEverywhere(uids: ["carol"])) != nil {
+                    reached = try await Self.eventually(limit: 20) { b.checker.cachedState(uid: "carol") == nil }
+                }
+                if !reached { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(reached)
         }
     }
 
