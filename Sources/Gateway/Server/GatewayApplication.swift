@@ -19,6 +19,8 @@ public struct GatewayApplication: Sendable {
     public let provider: any AIProvider
     public let media: any MediaStore
     public let server: GatewayServer
+    /// The admin listener (`/metrics`, `/healthz`, `/readyz`, `/config`); nil when `ADMIN_PORT=off`.
+    public let admin: AdminServer?
     public let proxy: UpstreamProxy
     /// The application's metrics registry (served at `/metrics`).
     public let metrics: GatewayMetrics
@@ -30,6 +32,7 @@ public struct GatewayApplication: Sendable {
     /// - Parameters:
     ///   - extraRoutes: routes added to the built-in table (an embedding application's own handlers).
     ///   - onServerRunning: called with the bound port once the listener is up (tests bind port 0).
+    ///   - onAdminRunning: the same for the admin listener.
     ///   - metrics: the registry to count in (a new one by default).
     ///   - accessLogger: where the per-request lines go (default: `logger`); `configuration.accessLog` false turns them off.
     ///   - accessLogOutput: overrides `accessLogger` (`storygate serve` writes the lines as JSON straight to standard error).
@@ -42,7 +45,8 @@ public struct GatewayApplication: Sendable {
         metrics: GatewayMetrics = GatewayMetrics(),
         accessLogger: Logger? = nil,
         accessLogOutput: AccessLogOutput? = nil,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(ConfigurationError) {
         try configuration.validateForStart(extraRoutes: extraRoutes)
         self.configuration = configuration
@@ -133,12 +137,24 @@ public struct GatewayApplication: Sendable {
             settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
             defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
+        let isReady: @Sendable () -> Bool = { [requiredRedis, drain] in
+            !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+        }
+        let metricsHandler = MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover)
+        self.admin = configuration.admin.map { admin in
+            AdminServer(
+                host: admin.host, port: admin.port,
+                handlers: AdminServer.handlers(
+                    metrics: metricsHandler, ready: SystemHandlers.ready(isReady: isReady),
+                    configText: { try configuration.effectiveYAML() }
+                ),
+                logger: logger, onServerRunning: onAdminRunning
+            )
+        }
         let builder = RouteBuilder(
             functions: functions, media: self.media, mediaDelivery: mediaDelivery,
-            isReady: { [requiredRedis, drain] in
-                !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
-            },
-            metrics: MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover),
+            isReady: isReady,
+            metrics: metricsHandler,
             openAPI: OpenAPIHandler.handler(),
             proxy: self.proxy, limits: configuration.server
         )
@@ -169,8 +185,9 @@ public struct GatewayApplication: Sendable {
     }
 
     /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
+    /// The admin listener stops after the public one: it can be scraped while requests drain.
     public var services: [any Service] {
-        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + [self.server]
+        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + (self.admin.map { [$0] } ?? []) + [self.server]
     }
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully.
