@@ -27,7 +27,10 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
         case inputClosed
     }
 
-    let responder: GatewayResponder
+    /// The responder of the current configuration, taken again when a reload has published another.
+    private(set) var responder: GatewayResponder
+    private let live: LiveResponder
+    private var generation: Int
     private var context: ChannelHandlerContext?
     /// The peer's address as text, for every request on the connection (formatting it is not free).
     private lazy var peer: String? = self.context?.channel.remoteAddress?.ipAddress
@@ -41,8 +44,11 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
     private var readHeld = false
     private var draining = false
 
-    init(responder: GatewayResponder) {
-        self.responder = responder
+    init(responder: LiveResponder) {
+        let published = responder.load()
+        self.live = responder
+        self.responder = published.responder
+        self.generation = published.generation
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -191,6 +197,7 @@ final class DirectPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Di
 
     /// Whether the direct path took the request.
     private func start(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
+        if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
         switch self.responder.directStart(head, channel: context.channel, peer: self.peer) {
         case .handOn:
             return false

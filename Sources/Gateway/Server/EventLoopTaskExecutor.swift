@@ -28,7 +28,7 @@ final class EventLoopTaskExecutor: TaskExecutor {
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
-    let direct: GatewayResponder?
+    let direct: LiveResponder?
     let raw: RawPathHandler.Limits?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {

@@ -38,6 +38,8 @@ struct GatewayHarness: Sendable {
         accessLogger: Logger? = nil,
         logger: Logger = Self.logger,
         waitUntilReady: Bool = true,
+        source: ConfigurationSource? = nil,
+        logLevel: LogLevelSetting? = nil,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
         try await withLocalHTTPServer({ request in certificates.respond(to: request) }) { certServer in
@@ -55,12 +57,14 @@ struct GatewayHarness: Sendable {
             configuration.mediaDirectory = mediaDirectory
             configuration.admin = AdminListener(port: 0)
             configure(&configuration)
+            // A gateway started from a config file (and reloadable from it) is configured by the file alone.
+            if let source { configuration = try source.load() }
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let (adminPorts, adminPortContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
                 configuration: configuration, logger: logger, certificatePolicy: policy, extraRoutes: extraRoutes,
                 accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) },
-                onAdminRunning: { adminPortContinuation.yield($0) }
+                onAdminRunning: { adminPortContinuation.yield($0) }, source: source, logLevel: logLevel
             )
             let client = CurlClient(logger: Self.logger)
             // The client runs apart and stops only once the body is done: a test that shuts the gateway down while a
