@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import Gateway
+import IDTokens
 import Logging
 import Synchronization
 import Testing
@@ -174,6 +175,27 @@ struct ReloadTests {
         #expect(logged.contains { $0.contains("needs a restart") && $0.contains("\"key\":\"listen.port\"") }, "\(logged)")
         #expect(logged.contains { $0.contains("\"message\":\"reload done\"") }, "\(logged)")
         #expect(!lines.withLock { $0 }.contains { $0.contains("sk-first-key") || $0.contains("sk-second-key") })
+    }
+
+    @Test("a rotated identity-assertion secret file: the new key is accepted and the old one refused after reload()")
+    func assertionSecretRotated() async throws {
+        let folder = try ConfigFolder()
+        try folder.write(ProxyFixture.secretText, to: "assertion-secret")
+        let text = Self.config() + "proxy: {identity_assertion: {secret_file: '\(folder.path)/assertion-secret'}}\n"
+        try folder.write(text)
+        let assertion = { @Sendable (key: IdentityAssertionKey) in [("X-StoryGate-Identity", ProxyIdentityTests.assertion(uid: "alice", key: key))] }
+        try await GatewayHarness.run(source: folder.source) { gateway in
+            #expect(try await gateway.get("/v1/me", headers: assertion(ProxyFixture.key)).status == 200)
+            #expect(try await gateway.get("/v1/me", headers: assertion(ProxyFixture.otherKey)).status == 401)
+            try folder.write("a-different-secret-of-at-least-32-bytes", to: "assertion-secret")
+            guard case .applied(let changes) = gateway.application.reload() else {
+                Issue.record("the reload was refused")
+                return
+            }
+            #expect(changes.applied.map(\.key) == ["proxy.identity_assertion.secret"])
+            #expect(try await gateway.get("/v1/me", headers: assertion(ProxyFixture.otherKey)).status == 200)
+            #expect(try await gateway.get("/v1/me", headers: assertion(ProxyFixture.key)).status == 401)
+        }
     }
 
     @Test("what needs a restart is reported and kept from the running configuration; the rest is applied")
