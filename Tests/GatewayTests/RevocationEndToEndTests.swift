@@ -72,7 +72,7 @@ import Testing
             #expect(google.oauth.issuedTokens.count == 1)
             // Requests without a Firebase token are not looked up.
             #expect(try await gateway.get("/healthz").status == 200)
-            let metrics = try await gateway.get("/metrics").text
+            let metrics = try await gateway.settledMetrics()
             #expect(metrics.contains("storygate_revocation_lookups_total{result=\"active\"} 2"), "\(metrics.split(separator: "\n").filter { $0.contains("revocation") })")
             #expect(metrics.contains("# HELP storygate_revocation_cache_hits_total"))
         }
@@ -144,7 +144,7 @@ import Testing
             configuration.revocation.failurePolicy = .open
         }) { gateway, _ in
             #expect(try await gateway.me(token: Self.token("someone", issuedAt: WallClock.now() - 5)).status == 200)
-            let metrics = try await gateway.get("/metrics").text
+            let metrics = try await gateway.settledMetrics()
             #expect(metrics.contains("storygate_revocation_lookups_total{result=\"unreachable\"} 1"))
             #expect(metrics.contains("storygate_revocation_stale_verdicts_total{policy=\"open\"} 1"))
         }

@@ -20,8 +20,8 @@ struct ConfigFile {
 
     /// The keys allowed at the top level.
     static let keys = [
-        "env", "log_level", "access_log", "listen", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
-        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes", "google", "admin",
+        "env", "log_level", "access_log", "listen", "admin", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
+        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes", "google",
     ]
     static let maximumBytes = 1 << 20
 

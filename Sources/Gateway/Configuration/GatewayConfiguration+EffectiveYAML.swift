@@ -21,6 +21,13 @@ extension GatewayConfiguration {
             ("log_level", Y.string(self.logLevel.rawValue)),
             ("access_log", Y.bool(self.accessLog)),
             ("listen", Y.mapping([("host", Y.string(self.host)), ("port", Y.int(self.port))])),
+            (
+                "admin",
+                Y.mapping([
+                    ("host", Y.string(self.admin?.host ?? AdminListener.defaultHost)), ("port", self.admin.map { Y.int($0.port) } ?? Y.plain("off")),
+                    self.adminTokenEntry,
+                ])
+            ),
             ("firebase", self.firebaseNode),
             ("dev", Y.mapping([("certs_dir", Y.string(self.devCertsDirectory)), ("allow_non_loopback", Y.bool(self.devAllowNonLoopback))])),
             ("openai", self.openAINode),
@@ -33,7 +40,6 @@ extension GatewayConfiguration {
             ("server", self.serverNode),
             ("proxy", self.proxyNode),
             ("google", self.googleNode),
-            ("admin", self.adminNode),
             ("builtin_routes", Y.bool(false)),
             ("routes", Y.list(self.routes.map(Y.route))),
         ]

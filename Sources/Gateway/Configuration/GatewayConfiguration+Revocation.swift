@@ -59,8 +59,8 @@ extension GatewayConfiguration {
     }
 
     /// The admin token prints as the file it was read from (`token_file`), never as itself.
-    var adminNode: Node {
-        YAMLNode.mapping([("token_file", YAMLNode.optional(self.adminToken?.path.map(YAMLNode.string)))])
+    var adminTokenEntry: (String, Node) {
+        ("token_file", YAMLNode.optional(self.adminToken?.path.map(YAMLNode.string)))
     }
 }
 
@@ -87,8 +87,8 @@ extension ConfigFile {
         }
     }
 
-    static func applyAdmin(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
-        let admin = try value.mapping(["token_file"])
+    /// `admin.token_file`, read with the rest of the `admin` section.
+    static func applyAdminToken(_ admin: ConfigMapping, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
         try admin.assign(&configuration.adminToken, "token_file") { value throws(ConfigurationError) in
             try value.secretFile(minimumBytes: ConfigurationBounds.adminTokenMinimumBytes)
         }
