@@ -80,6 +80,19 @@ import Testing
         }
     }
 
+    /// `GOOGLE_APPLICATION_CREDENTIALS` is often set for other Google tools, to a user's credentials: with the check
+    /// off, that is no reason to refuse to start; with it on, it is.
+    @Test func anotherKindOfCredentialsFileMattersOnlyWithTheCheckOn() throws {
+        try withTemporaryFile(TestServiceAccount.json(tokenURI: "https://oauth2.googleapis.com/token", type: "authorized_user")) { path in
+            var environment = Self.base
+            environment["GOOGLE_APPLICATION_CREDENTIALS"] = path
+            _ = try GatewayConfiguration.loadForStart(configPath: nil, environment: environment)
+            environment["REVOCATION_CHECK"] = "on"
+            let error = #expect(throws: ConfigurationError.self) { try GatewayConfiguration.loadForStart(configPath: nil, environment: environment) }
+            #expect(error?.description.contains("service_account") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func readsTheConfigFileAndItsOutputLoadsBack() throws {
         let yaml = """
             firebase:

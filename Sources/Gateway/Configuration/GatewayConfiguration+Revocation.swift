@@ -30,6 +30,7 @@ extension GatewayConfiguration {
     }
 
     /// With the revocation check on, the service-account file must be set and usable (read now, as `serve` reads it).
+    /// With it off the file is not required: `GOOGLE_APPLICATION_CREDENTIALS` is often set for other Google tools.
     func validateRevocationForStart() throws(ConfigurationError) {
         guard self.revocation.check == .on else { return }
         guard let path = self.googleCredentialsFile else {

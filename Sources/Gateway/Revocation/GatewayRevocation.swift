@@ -65,12 +65,20 @@ public struct GatewayRevocation: Sendable {
         return String(url[..<comma])
     }
 
-    /// The service account of `GOOGLE_APPLICATION_CREDENTIALS` as an access-token source on `curl`; nil when unset.
+    /// The service account of `GOOGLE_APPLICATION_CREDENTIALS` as an access-token source on `curl`; nil when unset, or
+    /// when unusable and nothing that needs it is on (a warning then: the variable is often set for other tools).
     public static func tokenSource(configuration: GatewayConfiguration, curl: CurlClient, logger: Logger) throws(ConfigurationError) -> ServiceAccountTokenSource? {
         guard let path = configuration.googleCredentialsFile else { return nil }
         do {
             return ServiceAccountTokenSource(account: try ServiceAccount(contentsOfFile: path), client: curl, logger: logger)
         } catch {
+            guard configuration.revocation.check == .on else {
+                logger.warning(
+                    "GOOGLE_APPLICATION_CREDENTIALS names an unusable service-account file; nothing that needs one is on",
+                    metadata: ["error": "\(error.detail)"]
+                )
+                return nil
+            }
             throw ConfigurationError(variable: "GOOGLE_APPLICATION_CREDENTIALS", message: "names an unusable service-account file: \(error.detail)")
         }
     }
