@@ -2,6 +2,7 @@ import CurlHTTP
 import Foundation
 import Gateway
 import IDTokens
+import RateLimiting
 import Revocation
 import TestSupport
 import Testing
@@ -173,6 +174,48 @@ import Testing
                 #expect(upstream.requestCount == 2)
                 #expect(google.toolkit.lookups(of: "fine") == 1)
                 #expect(google.toolkit.lookups(of: "gone-away") == 1)
+            }
+        }
+    }
+
+    @Test func theAdminRouteOnOneGatewayDropsTheStateOnAnother() async throws {
+        try await withRedisServer { redis in
+            try await withShutdown(try await LocalOAuthServer.start()) { oauth in
+                try await withShutdown(try await LocalIdentityToolkit.start(oauth: oauth)) { toolkit in
+                    let path = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-sa-\(UUID().uuidString).json").path
+                    try TestServiceAccount.json(tokenURI: oauth.tokenURI).write(toFile: path, atomically: true, encoding: .utf8)
+                    defer { try? FileManager.default.removeItem(atPath: path) }
+                    let configure: @Sendable (inout GatewayConfiguration) -> Void = { configuration in
+                        configuration.revocation.check = .on
+                        configuration.googleCredentialsFile = path
+                        configuration.revocation.identityToolkitURL = toolkit.baseURL
+                        configuration.adminToken = Secret(Self.adminSecret)
+                        configuration.redisURL = redis.url
+                    }
+                    let issuedAt = WallClock.now() - 60
+                    toolkit.setUser("dave")
+                    try await GatewayHarness.run(configure: configure) { a in
+                        try await GatewayHarness.run(configure: configure) { b in
+                            await a.application.revocation?.sharing?.waitUntilSubscribed()
+                            await b.application.revocation?.sharing?.waitUntilSubscribed()
+                            #expect(try await b.me(token: Self.token("dave", issuedAt: issuedAt)).status == 200)
+                            #expect(try await a.me(token: Self.token("dave", issuedAt: issuedAt)).status == 200)
+                            #expect(toolkit.lookups(of: "dave") == 1)  // A took B's state from Redis
+                            toolkit.setUser("dave", validSince: Int(WallClock.now()))
+                            let dropped = try await a.request(
+                                "POST", "/admin/v1/revocations",
+                                headers: [("Authorization", "Bearer " + Self.adminSecret), ("Content-Type", "application/json")],
+                                body: Array(#"{"uid":"dave"}"#.utf8)
+                            )
+                            #expect(dropped.status == 200)
+                            let checker = try #require(b.application.revocation?.checker)
+                            #expect(try await RevocationSharingTests.eventually { checker.cachedState(uid: "dave") == nil })
+                            let refused = try await b.me(token: Self.token("dave", issuedAt: issuedAt))
+                            #expect(refused.status == 403)
+                            #expect(refused.errorCode == "TOKEN_REVOKED")
+                        }
+                    }
+                }
             }
         }
     }
