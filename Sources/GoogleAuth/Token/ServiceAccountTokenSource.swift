@@ -3,8 +3,9 @@ public import IDTokens
 public import Logging
 
 /// Access tokens for a service account by the OAuth 2.0 JWT bearer grant (RFC 7523) at its `token_uri`, over
-/// ``CurlClient``: cached until shortly before they expire, refreshed by one fetch however many callers wait,
-/// with backoff after a failure (``AccessTokenRefreshState``).
+/// ``CurlClient``: cached until shortly before they expire, then refreshed in the background while the still-valid
+/// token is handed out; one fetch however many callers want a token; backoff after a failure
+/// (``AccessTokenRefreshState``).
 public actor ServiceAccountTokenSource: AccessTokenSource {
     private let account: ServiceAccount
     private let client: CurlClient
@@ -37,9 +38,10 @@ public actor ServiceAccountTokenSource: AccessTokenSource {
         case .fail(let error):
             throw error
         case .fetch:
-            if let inFlight { return try await inFlight.value }
-            let task = Task { try await self.refresh() }
+            let task = self.inFlight ?? Task { try await self.refresh() }
             self.inFlight = task
+            // Due for a refresh but still valid: no caller waits for the new one.
+            if let valid = self.state.validToken(now: self.now()) { return valid }
             return try await task.value
         }
     }
