@@ -64,6 +64,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// A Google service account: its key file, and access tokens by the JWT bearer grant over CurlHTTP.
+        .target(
+            name: "GoogleAuth",
+            dependencies: [
+                "CurlHTTP",
+                "IDTokens",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// Revoked sessions: the rule on a user's state, the per-user state cache with one lookup in flight per user,
+        /// Identity Toolkit's `accounts:lookup` over CurlHTTP.
+        .target(
+            name: "Revocation",
+            dependencies: [
+                "GoogleAuth",
+                "CurlHTTP",
+                "IDTokens",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Token buckets per (limit, user): the pure rules, an in-memory sharded store, a Redis store (RESP on SwiftNIO).
         .target(
             name: "RateLimiting",
@@ -118,6 +141,8 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "IDTokens",
+                "GoogleAuth",
+                "Revocation",
                 "CurlHTTP",
                 "RateLimiting",
                 "OpenAI",
@@ -193,6 +218,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GoogleAuthTests",
+            dependencies: ["GoogleAuth", "CurlHTTP", "IDTokens", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RevocationTests",
+            dependencies: [
+                "Revocation", "GoogleAuth", "CurlHTTP", "IDTokens", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CurlHTTPTests",
             dependencies: ["CurlHTTP", "TestSupport"],
             swiftSettings: swiftSettings
@@ -225,6 +265,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

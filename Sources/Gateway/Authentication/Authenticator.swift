@@ -12,15 +12,18 @@ public struct Authenticator: Sendable {
     public let failureLimiter: AuthFailureLimiter?
     /// Identity assertions accepted from requests without an `Authorization` header (nil: none).
     public let assertions: IdentityAssertionVerifier?
+    /// The session check applied to identities from verified tokens (`REVOCATION_CHECK=on`; nil: off).
+    public let revocation: GatewayRevocation?
 
     public init(
         tokens: IDTokenAuthenticator, trustUserIDHeader: Bool, failureLimiter: AuthFailureLimiter? = nil,
-        assertions: IdentityAssertionVerifier? = nil
+        assertions: IdentityAssertionVerifier? = nil, revocation: GatewayRevocation? = nil
     ) {
         self.tokens = tokens
         self.trustUserIDHeader = trustUserIDHeader
         self.failureLimiter = failureLimiter
         self.assertions = assertions
+        self.revocation = revocation
     }
 
     /// How far `identifyNow` got without suspending.

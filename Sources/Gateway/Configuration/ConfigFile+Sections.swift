@@ -1,3 +1,4 @@
+import GoogleAuth
 import RateLimiting
 import StoryFunctions
 import Yams
@@ -13,7 +14,8 @@ extension ConfigFile {
     }
 
     static func applyAdmin(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
-        let admin = try value.mapping(["host", "port"])
+        let admin = try value.mapping(["host", "port", "token_file"])
+        try Self.applyAdminToken(admin, to: &configuration)
         var host = configuration.admin?.host ?? AdminListener.defaultHost
         var port = configuration.admin?.port
         try admin.assign(&host, "host") { value throws(ConfigurationError) in
@@ -31,7 +33,7 @@ extension ConfigFile {
     }
 
     static func applyFirebase(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
-        let firebase = try value.mapping(["project_id", "certs_url", "clock_skew_seconds", "token_cache_size"])
+        let firebase = try value.mapping(["project_id", "certs_url", "clock_skew_seconds", "token_cache_size", "identity_toolkit_url", "revocation"])
         try firebase.assign(&configuration.firebaseProjectID, "project_id") { value throws(ConfigurationError) in
             value.isNull ? nil : try value.string("a Firebase project id (lowercase letters, digits, hyphens)", isValid: GatewayConfiguration.isValidProjectID)
         }
@@ -44,6 +46,10 @@ extension ConfigFile {
         try firebase.assign(&configuration.tokenCacheSize, "token_cache_size") { value throws(ConfigurationError) in
             try value.integer(in: ConfigurationBounds.tokenCacheSize)
         }
+        try firebase.assign(&configuration.revocation.identityToolkitURL, "identity_toolkit_url") { value throws(ConfigurationError) in
+            try value.url("an https URL (http only to a loopback address)", isValid: GoogleEndpointURL.isAllowed)
+        }
+        if let revocation = firebase["revocation"] { try Self.applyRevocation(revocation, to: &configuration) }
     }
 
     static func applyDev(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {

@@ -21,7 +21,7 @@ struct ConfigFile {
     /// The keys allowed at the top level.
     static let keys = [
         "env", "log_level", "access_log", "listen", "admin", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
-        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes",
+        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes", "google",
     ]
     static let maximumBytes = 1 << 20
 
@@ -94,7 +94,6 @@ struct ConfigFile {
             }
         }
         if let listen = top["listen"] { problems.check { try Self.applyListen(listen, to: &configuration) } }
-        if let admin = top["admin"] { problems.check { try Self.applyAdmin(admin, to: &configuration) } }
         if let firebase = top["firebase"] { problems.check { try Self.applyFirebase(firebase, to: &configuration) } }
         if let dev = top["dev"] { problems.check { try Self.applyDev(dev, to: &configuration) } }
         if let openAI = top["openai"] { problems.check { try Self.applyOpenAI(openAI, to: &configuration) } }
@@ -102,6 +101,8 @@ struct ConfigFile {
         if let media = top["media"] { problems.check { try Self.applyMedia(media, to: &configuration) } }
         if let server = top["server"] { problems.check { try Self.applyServer(server, to: &configuration.server) } }
         if let proxy = top["proxy"] { problems.check { try Self.applyProxy(proxy, to: &configuration.proxy) } }
+        if let google = top["google"] { problems.check { try Self.applyGoogle(google, to: &configuration) } }
+        if let admin = top["admin"] { problems.check { try Self.applyAdmin(admin, to: &configuration) } }
         let defined = Self.applyRateLimits(top, to: &configuration, problems: &problems)
         // With a bad route the table is not the file's: whether a limit is used cannot be told.
         if Self.applyRoutes(top, to: &configuration, problems: &problems) {

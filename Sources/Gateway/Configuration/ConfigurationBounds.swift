@@ -24,4 +24,8 @@ enum ConfigurationBounds {
     /// The identity-assertion HMAC key: at least 256 bits.
     static let assertionSecretMinimumBytes = 32
     static let assertionMaxAgeSeconds: ClosedRange<Double> = 1...3600
+    /// How late a revocation may take effect: from one second to a day.
+    static let revocationMaxAgeSeconds = 1...86_400
+    /// The admin route's bearer secret: at least 128 bits.
+    static let adminTokenMinimumBytes = 16
 }

@@ -41,6 +41,34 @@ public enum ConfigurationReference {
             defaultValue: "`0` (as the Firebase Admin SDK)"
         ),
         Entry(key: "firebase.token_cache_size", variables: ["TOKEN_CACHE_SIZE"], meaning: "0 to 10000000 verified tokens kept (0: no cache)", defaultValue: "`10000`"),
+        Entry(
+            key: "firebase.revocation.check", variables: ["REVOCATION_CHECK"],
+            meaning: "`off` or `on`: refuse revoked sessions (403 `TOKEN_REVOKED`), disabled (403 `USER_DISABLED`) and deleted (401) users; `on` needs `google.credentials_file`",
+            defaultValue: "`off`"
+        ),
+        Entry(
+            key: "firebase.revocation.max_age_seconds", variables: ["REVOCATION_MAX_AGE_SECONDS"],
+            meaning: "1 to 86400: how long a user's looked-up state is used, the bound on how late a revocation takes effect", defaultValue: "`300`"
+        ),
+        Entry(
+            key: "firebase.revocation.failure_policy", variables: ["REVOCATION_FAILURE_POLICY"],
+            meaning: "`open` (Google unreachable: the last known state, however old; a user never looked up passes) or `closed` (503 `UNAVAILABLE` without a fresh state)",
+            defaultValue: "`open`"
+        ),
+        Entry(
+            key: "firebase.identity_toolkit_url", variables: ["IDENTITY_TOOLKIT_URL"],
+            meaning: "Identity Toolkit's base URL for `accounts:lookup`: https (http only to a loopback host), no user info",
+            defaultValue: "`https://identitytoolkit.googleapis.com`"
+        ),
+        Entry(
+            key: "google.credentials_file", variables: ["GOOGLE_APPLICATION_CREDENTIALS"],
+            meaning: "a service-account JSON key file, read at start (`check-config` shows the path, never the key); its `token_uri` https (http only to loopback)",
+            defaultValue: "none; required with `firebase.revocation.check: on`"
+        ),
+        Entry(
+            key: "admin.token_file", variables: ["ADMIN_TOKEN_FILE"],
+            meaning: "a file with the bearer secret of `POST /admin/v1/revocations`, at least 16 bytes", defaultValue: "none: the admin route does not exist"
+        ),
         Entry(key: "dev.certs_dir", variables: ["DEV_CERTS_DIR"], meaning: "the dev key and certificate directory (dev mode only)", defaultValue: "`certs/dev`"),
         Entry(key: "dev.allow_non_loopback", variables: ["DEV_ALLOW_NON_LOOPBACK"], meaning: "boolean: let dev mode bind beyond loopback", defaultValue: "`false`"),
         Entry(

@@ -25,6 +25,7 @@ extension GatewayConfiguration {
                 "admin",
                 Y.mapping([
                     ("host", Y.string(self.admin?.host ?? AdminListener.defaultHost)), ("port", self.admin.map { Y.int($0.port) } ?? Y.plain("off")),
+                    self.adminTokenEntry,
                 ])
             ),
             ("firebase", self.firebaseNode),
@@ -38,6 +39,7 @@ extension GatewayConfiguration {
             ("media", self.mediaNode),
             ("server", self.serverNode),
             ("proxy", self.proxyNode),
+            ("google", self.googleNode),
             ("builtin_routes", Y.bool(false)),
             ("routes", Y.list(self.routes.map(Y.route))),
         ]
@@ -51,6 +53,8 @@ extension GatewayConfiguration {
             ("certs_url", Y.string(self.firebaseCertsURL)),
             ("clock_skew_seconds", Y.int(self.clockSkewSeconds)),
             ("token_cache_size", Y.int(self.tokenCacheSize)),
+            ("identity_toolkit_url", Y.string(self.revocation.identityToolkitURL)),
+            ("revocation", self.revocationNode),
         ])
     }
 

@@ -69,6 +69,7 @@ extension GatewayConfiguration {
             ) ?? self.proxy.assertionSecret
         }
         problems.check { self.proxy.acceptAssertions = try reader.boolean("IDENTITY_ASSERTION_ACCEPT", default: self.proxy.acceptAssertions) }
+        self.applyRevocation(reader, problems: &problems)
         try problems.throwIfAny()
     }
 
@@ -96,6 +97,9 @@ enum Expected {
         "be an absolute https URL such as https://api.openai.com/v1 (plain http only to a loopback address, no user info)"
     static let modelName = "be a model name (letters, digits, '-', '.', '_' and ':'), such as gpt-5"
     static let directory = "be a directory path"
+    static let filePath = "be a file path"
+    static let identityToolkitURL =
+        "be an absolute https URL such as \(RevocationConfiguration.defaultIdentityToolkitURL) (plain http only to a loopback address, no user info)"
     static let s3Bucket = "be a bucket name (3 to 63 lowercase letters, digits, dots, hyphens), such as storygate-media"
     static let s3Region = "be a region (letters, digits, hyphens), such as us-east-1 (auto for Cloudflare R2)"
     static let s3Prefix = "be a prefix ending in / (letters, digits, - _ . /), such as media/"

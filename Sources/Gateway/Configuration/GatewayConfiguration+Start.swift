@@ -35,6 +35,7 @@ extension GatewayConfiguration {
                 )
             )
         }
+        problems.check { try self.validateRevocationForStart() }
         let limits = self.rateLimits.map(\.name)
         let routes = self.routes.map { ($0.name, $0.rateLimit, $0.auth) } + extraRoutes.map { ($0.name, $0.rateLimit, $0.auth) }
         for (name, rule, auth) in routes {

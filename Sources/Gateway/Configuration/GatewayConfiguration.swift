@@ -54,6 +54,12 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var proxy = ProxySettings()
     /// One JSON line per request on standard error (`ACCESS_LOG`).
     public var accessLog = true
+    /// The revocation check (`firebase.revocation`, `IDENTITY_TOOLKIT_URL`).
+    public var revocation = RevocationConfiguration()
+    /// The service-account key file (`GOOGLE_APPLICATION_CREDENTIALS`): its path only; it is read at start.
+    public var googleCredentialsFile: String?
+    /// The bearer secret of `POST /admin/v1/revocations` (`ADMIN_TOKEN_FILE`); nil: the route does not exist.
+    public var adminToken: Secret?
 
     public init() {}
 

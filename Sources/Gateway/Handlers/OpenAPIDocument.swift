@@ -63,6 +63,12 @@ x-error-codes:
     code: UNAUTHENTICATED
     when: "no credentials, or a rejected token (WWW-Authenticate says which)"
   - status: 403
+    code: TOKEN_REVOKED
+    when: "with the revocation check on: the token was issued before the user's sessions were revoked (sign in again)"
+  - status: 403
+    code: USER_DISABLED
+    when: "with the revocation check on: the user's account is disabled"
+  - status: 403
     code: PERMISSION_DENIED
     when: "on a proxied route (configured, not described here): the caller's uid cannot be passed on unchanged in X-User-Id (a control character, or a space at either end)"
     proxiedRoutesOnly: true
@@ -104,7 +110,7 @@ x-error-codes:
     when: "the media store (an S3 bucket) did not answer, or refused the gateway's signature, after retries (Retry-After says when to try again)"
   - status: 503
     code: UNAVAILABLE
-    when: "no certificate set loaded yet; Redis down with the closed failure policy; the request was cancelled"
+    when: "no certificate set loaded yet; Redis down with the closed failure policy; Google unreachable with the closed revocation failure policy; the request was cancelled"
   - status: 504
     code: UPSTREAM_TIMEOUT
     when: "OpenAI did not answer within the call's deadline"
@@ -137,6 +143,7 @@ paths:
               schema: {$ref: '#/components/schemas/StoryGenerationResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
@@ -171,6 +178,7 @@ paths:
               schema: {$ref: '#/components/schemas/ScenesResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
@@ -206,6 +214,7 @@ paths:
               schema: {$ref: '#/components/schemas/AudioSynthesisResponse'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
@@ -255,6 +264,7 @@ paths:
               description: A scene with this avatar as the reference image.
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '429': {$ref: '#/components/responses/RateLimited'}
@@ -296,6 +306,7 @@ paths:
               description: The illustration PNG.
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '404': {$ref: '#/components/responses/NotFound'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
@@ -420,6 +431,7 @@ paths:
               schema: {$ref: '#/components/schemas/Me'}
         '400': {$ref: '#/components/responses/InvalidArgument'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/InternalError'}
         '503': {$ref: '#/components/responses/Unavailable'}
@@ -666,6 +678,19 @@ components:
                   error:
                     properties:
                       code: {enum: [UNAUTHENTICATED]}
+    SessionRefused:
+      description: 403 `TOKEN_REVOKED` or `USER_DISABLED`, with the revocation check on.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [TOKEN_REVOKED, USER_DISABLED]}
     NotFound:
       description: 404 `NOT_FOUND`.
       headers:

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Revocation
 
 /// The swift-metrics factory the library modules (OpenAI, StoryFunctions) count through: swift-prometheus's, but
 /// with a `# HELP` line for every family (swift-metrics has no place for one, and Prometheus's conventions want it).
@@ -12,7 +13,7 @@ struct DescribedMetricsFactory: MetricsFactory {
         "storygate_openai_retries_total": "OpenAI attempts after the first, by endpoint.",
         "storygate_openai_attempt_errors_total": "Failed OpenAI attempts, by endpoint and HTTP status (none: no answer).",
         "storygate_openai_tokens_total": "Tokens the AI functions' chat calls used, by function and type (prompt or completion).",
-    ]
+    ].merging(RevocationMetrics.help) { first, _ in first }
 
     let registry: PrometheusCollectorRegistry
     let durationBuckets: [Duration]

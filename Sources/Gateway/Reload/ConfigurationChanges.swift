@@ -33,6 +33,7 @@ public struct ConfigurationChanges: Sendable, Equatable {
         self.live(old, new, "proxy.identity_assertion.secret", \.proxy.assertionSecret)
         self.live(old, new, "proxy.identity_assertion.accept", \.proxy.acceptAssertions)
         self.live(old, new, "proxy.identity_assertion.max_age_seconds", \.proxy.assertionMaxAgeSeconds)
+        self.live(old, new, "admin.token_file", \.adminToken)
 
         self.restart(old, new, "listen.host", \.host)
         self.restart(old, new, "listen.port", \.port)
@@ -56,6 +57,8 @@ public struct ConfigurationChanges: Sendable, Equatable {
         self.restart(old, new, "proxy.connect_timeout_seconds", \.proxy.connectTimeoutSeconds)
         self.restart(old, new, "proxy.max_connections_per_upstream", \.proxy.maxConnectionsPerUpstream)
         self.restart(old, new, "proxy.idle_timeout_seconds", \.proxy.idleTimeoutSeconds)
+        self.restart(old, new, "firebase.revocation", \.revocation)
+        self.restart(old, new, "google.credentials_file", \.googleCredentialsFile)
     }
 
     /// `new` with every setting that needs a restart taken from `running`: what a reload puts in place.
@@ -83,6 +86,8 @@ public struct ConfigurationChanges: Sendable, Equatable {
         result.proxy.connectTimeoutSeconds = running.proxy.connectTimeoutSeconds
         result.proxy.maxConnectionsPerUpstream = running.proxy.maxConnectionsPerUpstream
         result.proxy.idleTimeoutSeconds = running.proxy.idleTimeoutSeconds
+        result.revocation = running.revocation
+        result.googleCredentialsFile = running.googleCredentialsFile
         return result
     }
 

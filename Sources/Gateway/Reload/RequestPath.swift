@@ -21,6 +21,8 @@ struct RequestPath: Sendable {
 struct RequestPathBuilder: Sendable {
     let tokens: IDTokenAuthenticator
     let failureLimiter: AuthFailureLimiter?
+    /// The revocation check, built once: its cached states and Redis subscription outlive a reload.
+    let revocation: GatewayRevocation?
     let store: any RateLimitStore
     let curl: CurlClient
     let media: any MediaStore
@@ -41,7 +43,8 @@ struct RequestPathBuilder: Sendable {
     func build(_ configuration: GatewayConfiguration, previous: RequestPath?) throws(ConfigurationError) -> RequestPath {
         let authenticator = Authenticator(
             tokens: self.tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: self.failureLimiter,
-            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil
+            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil,
+            revocation: self.revocation
         )
         let rateLimiter = RateLimiter(limits: configuration.rateLimits, store: self.store, metrics: self.metrics, logger: self.logger)
         let provider = try self.provider(configuration, previous: previous)
@@ -58,7 +61,9 @@ struct RequestPathBuilder: Sendable {
             functions: functions, media: self.media, mediaDelivery: self.mediaDelivery, isReady: self.isReady,
             metrics: self.metricsHandler, openAPI: self.openAPIHandler, proxy: proxy, limits: configuration.server
         )
-        let routes = RouteTable(configuration.routes.map(builder.route) + self.extraRoutes)
+        // The admin route exists only with both an admin secret and the revocation check.
+        let adminRoutes = self.revocation.flatMap { revocation in configuration.adminToken.map { [revocation.adminRoute(token: $0)] } } ?? []
+        let routes = RouteTable(configuration.routes.map(builder.route) + adminRoutes + self.extraRoutes)
         for route in routes.routes {
             guard let rule = route.rateLimit else { continue }
             guard rateLimiter.limits[rule.name] != nil else {

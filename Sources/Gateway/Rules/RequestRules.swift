@@ -2,10 +2,10 @@ import HTTPTypes
 import IDTokens
 import NIOCore
 
-/// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), then the route's
-/// rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
+/// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), its session
+/// (the revocation check, when on), then the route's rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
 /// here. A step decides on the event loop when it can (a cached or verifiable token, an in-process bucket); a step
-/// that needs I/O (a certificate refetch, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
+/// that needs I/O (a certificate refetch, a user's state lookup, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
 /// ``finish(_:)`` or ``finishOnLoop(_:on:)`` does that I/O and goes on from there.
 struct RequestRules: Sendable {
     let authenticator: Authenticator
@@ -41,6 +41,20 @@ struct RequestRules: Sendable {
                 case .needsKeyRefetch(let token):
                     progress.tokenToVerify = token
                     return .waiting
+                }
+            case .revocation:
+                guard let revocation = self.authenticator.revocation, let identity = progress.identity else {
+                    progress.step = .rateLimit
+                    continue
+                }
+                do {
+                    switch try revocation.decideNow(identity, now: WallClock.now()) {
+                    case .pass: progress.step = .rateLimit
+                    case .needsLookup: return .waiting
+                    }
+                } catch {
+                    self.metrics.authenticationFailed(reason: error.reason)
+                    return .refused(error)
                 }
             case .rateLimit:
                 guard let rule = progress.route.rateLimit, let identity = progress.identity else {
@@ -88,6 +102,16 @@ struct RequestRules: Sendable {
                 self.metrics.authenticationFailed(reason: error.reason)
                 return .refused(error)
             }
+        case .revocation:
+            // The user's state was not cached: one lookup per user in flight, this request waiting for it.
+            guard let revocation = self.authenticator.revocation, let identity = progress.identity else { break }
+            do {
+                try await revocation.decide(identity)
+            } catch {
+                self.metrics.authenticationFailed(reason: error.reason)
+                return .refused(error)
+            }
+            progress.step = .rateLimit
         case .rateLimit:
             guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
             var outcome = ""
@@ -129,7 +153,7 @@ struct RequestRules: Sendable {
     private func identified(_ identity: Identity?, _ progress: inout RuleProgress) {
         if let identity { self.metrics.authenticated(source: identity.source) }
         progress.identity = identity
-        progress.step = .rateLimit
+        progress.step = .revocation
     }
 }
 
@@ -137,6 +161,7 @@ struct RequestRules: Sendable {
 struct RuleProgress: Sendable {
     enum Step: Sendable {
         case identify
+        case revocation
         case rateLimit
         case done
     }

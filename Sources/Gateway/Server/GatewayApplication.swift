@@ -1,4 +1,5 @@
 public import CurlHTTP
+public import GoogleAuth
 public import IDTokens
 public import Logging
 import NIOPosix
@@ -15,6 +16,10 @@ public struct GatewayApplication: Sendable {
     public let certificateStores: [CertificateStore]
     /// The authenticator, rate limiter and AI provider the gateway started with (a reload builds new ones).
     public let authenticator: Authenticator
+    /// Access tokens of the service account in `GOOGLE_APPLICATION_CREDENTIALS` (nil when unset), for Google APIs.
+    public let googleTokens: ServiceAccountTokenSource?
+    /// The revocation check (`REVOCATION_CHECK=on`; nil when off).
+    public let revocation: GatewayRevocation?
     public let rateLimiter: RateLimiter
     /// OpenAI over libcurl, or the offline provider (dev without a key).
     public let provider: any AIProvider
@@ -72,6 +77,11 @@ public struct GatewayApplication: Sendable {
         self.certificateStores = projects.map(\.certificates)
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
+        self.googleTokens = try GatewayRevocation.tokenSource(configuration: configuration, curl: self.curl, logger: logger)
+        let revocation = try GatewayRevocation.make(
+            configuration: configuration, tokens: self.googleTokens, curl: self.curl, metrics: metrics, logger: logger
+        )
+        self.revocation = revocation
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
         let localBuckets = InMemoryRateLimitStore()
@@ -103,6 +113,7 @@ public struct GatewayApplication: Sendable {
         } else {
             store = localBuckets
         }
+        if let sharing = revocation?.sharing { background.append(sharing) }
         self.backgroundServices = background
         // Media: on this replica's disk, or in an S3 bucket every replica shares (on the same libcurl client).
         var mediaDelivery = MediaHandler.Delivery.proxy
@@ -126,7 +137,7 @@ public struct GatewayApplication: Sendable {
         let metricsHandler = MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover)
         // What a configuration decides on the request path, built now and again on each reload.
         let builder = RequestPathBuilder(
-            tokens: tokens, failureLimiter: failureLimiter, store: store, curl: self.curl, media: self.media,
+            tokens: tokens, failureLimiter: failureLimiter, revocation: revocation, store: store, curl: self.curl, media: self.media,
             mediaDelivery: mediaDelivery, isReady: isReady, metricsHandler: metricsHandler, openAPIHandler: OpenAPIHandler.handler(),
             proxy: self.proxy, extraRoutes: extraRoutes, metrics: metrics,
             accessLogOutput: accessLogOutput ?? .logger(accessLogger ?? logger), logger: logger
