@@ -62,6 +62,12 @@ x-error-codes:
   - status: 401
     code: UNAUTHENTICATED
     when: "no credentials, or a rejected token (WWW-Authenticate says which)"
+  - status: 401
+    code: APP_CHECK_FAILED
+    when: "App Check enforced on the route: no X-Firebase-AppCheck header, or an App Check token that broke a rule (the message names it)"
+  - status: 401
+    code: APP_CHECK_REPLAYED
+    when: "a route that consumes App Check tokens: this limited-use token was already used"
   - status: 403
     code: PERMISSION_DENIED
     when: "on a proxied route (configured, not described here): the caller's uid cannot be passed on unchanged in X-User-Id (a control character, or a space at either end)"
@@ -678,7 +684,10 @@ components:
                     properties:
                       code: {enum: [INVALID_ARGUMENT, CONTENT_POLICY_VIOLATION]}
     Unauthenticated:
-      description: 401 `UNAUTHENTICATED`; the message names the rule that failed and never echoes the token.
+      description: >-
+        401 `UNAUTHENTICATED`; the message names the rule that failed and never echoes the token. With App Check
+        enforced on the route, 401 `APP_CHECK_FAILED` (no or a rejected `X-Firebase-AppCheck` token), and on a
+        route that consumes tokens 401 `APP_CHECK_REPLAYED`.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
         WWW-Authenticate: {$ref: '#/components/headers/WWW-Authenticate'}
@@ -690,7 +699,7 @@ components:
               - properties:
                   error:
                     properties:
-                      code: {enum: [UNAUTHENTICATED]}
+                      code: {enum: [UNAUTHENTICATED, APP_CHECK_FAILED, APP_CHECK_REPLAYED]}
     NotFound:
       description: 404 `NOT_FOUND`.
       headers:
