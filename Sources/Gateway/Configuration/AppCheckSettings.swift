@@ -67,6 +67,11 @@ extension GatewayConfiguration {
         self.appCheck.projectNumber ?? (self.mode == .dev ? AppCheckSettings.devProjectNumber : nil)
     }
 
+    /// The project id App Check tokens must name: the configured one, or in dev mode the dev one.
+    public var appCheckProjectID: String? {
+        self.firebaseProjectID ?? (self.mode == .dev ? Self.devProjectID : nil)
+    }
+
     /// App Check needs a project number (prod). (`app_check_consume` on a route where App Check is off does nothing.)
     func validateAppCheck() throws(ConfigurationError) {
         if self.appCheckIsOn, self.appCheckProjectNumber == nil {
