@@ -91,6 +91,23 @@ struct CommandLineTests {
         }
     }
 
+    @Test("RAW_PATH and DIRECT_PATH were removed: set, they are ignored with one warning line at start")
+    func removedSettingsWarn() async throws {
+        // A port in use ends the run right after the start-up lines.
+        try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
+            let result = try await Self.run(
+                ["serve"],
+                environment: [
+                    "ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "warning", "RAW_PATH": "false", "DIRECT_PATH": "false",
+                ]
+            )
+            #expect(result.status == 2)
+            let lines = result.error.split(separator: "\n").filter { $0.contains("removed") }
+            #expect(lines.count == 1, "\(result.error)")
+            #expect(lines.first?.contains("DIRECT_PATH, RAW_PATH were removed and are ignored: every request takes the one edge path") == true)
+        }
+    }
+
     @Test("dev mode with a DEV_CERTS_DIR that has no certificate set stops at start, exit 2, naming the variable")
     func devCertificatesMissing() async throws {
         let result = try await Self.run(["serve"], environment: ["ENV": "dev", "PORT": "0", "DEV_CERTS_DIR": "/nonexistent/dev-certs"])

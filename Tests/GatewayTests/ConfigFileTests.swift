@@ -109,8 +109,7 @@ struct ConfigFileTests {
     func serverAndProxy() throws {
         let configuration = try GatewayConfiguration(yaml: """
             server: {max_header_bytes: 2048, max_header_count: 50, max_body_bytes: 0, header_timeout_seconds: 2.5,
-                     idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0, direct_path: false,
-                     raw_path: false}
+                     idle_timeout_seconds: 30, max_connections: 100, shutdown_grace_seconds: 0, raw_path: false}
             proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, accept: false, max_age_seconds: 30},
                     connect_timeout_seconds: 1, max_connections_per_upstream: 8, idle_timeout_seconds: 2.5}
             """, environment: ["ENV": "dev"])
@@ -118,8 +117,9 @@ struct ConfigFileTests {
         #expect(configuration.server.headerTimeoutSeconds == 2.5)
         #expect(configuration.server.maxBodyBytes == 0)
         #expect(configuration.server.shutdownGraceSeconds == 0)
-        #expect(configuration.server.directPath == false)
-        #expect(configuration.server.rawPath == false)
+        // Removed, accepted and reported (the application warns about it at start), with no effect.
+        #expect(configuration.server.removedSettings == ["server.raw_path"])
+        #expect(configuration.server.rawPath == true)
         #expect(configuration.proxy.identityHeaders == ["X-User-Id", "X-Tenant"])
         #expect(configuration.proxy.assertionHeader == "X-Identity")
         #expect(configuration.proxy.maxConnectionsPerUpstream == 8)

@@ -45,9 +45,9 @@ struct ConfigPrecedenceTests {
         #expect(configuration.server.maxConnections == 20)
         #expect(configuration.server.shutdownGraceSeconds == 0.5)
         #expect(configuration.accessLog == true)
-        #expect(fileOnly.server.directPath == false)
-        #expect(configuration.server.directPath == true)
-        #expect(fileOnly.server.rawPath == false)
+        // Removed settings, from the file and the environment: accepted, each reported once, with no effect.
+        #expect(fileOnly.server.removedSettings == ["server.direct_path", "server.raw_path"])
+        #expect(configuration.server.removedSettings == ["server.direct_path", "server.raw_path", "DIRECT_PATH", "RAW_PATH"])
         #expect(configuration.server.rawPath == true)
     }
 

@@ -26,8 +26,9 @@ extension ConfigFile {
         try server.assign(&limits.shutdownGraceSeconds, "shutdown_grace_seconds") { value throws(ConfigurationError) in
             try value.number(in: ConfigurationBounds.shutdownGraceSeconds)
         }
-        try server.assign(&limits.directPath, "direct_path") { value throws(ConfigurationError) in try value.boolean() }
-        try server.assign(&limits.rawPath, "raw_path") { value throws(ConfigurationError) in try value.boolean() }
+        for removed in ConfigurationReference.removed where server[removed.key.dropFirst("server.".count).description] != nil {
+            limits.removedSettings.append(removed.key)
+        }
     }
 
     static func applyProxy(_ value: ConfigValue, to settings: inout ProxySettings) throws(ConfigurationError) {

@@ -130,14 +130,6 @@ public enum ConfigurationReference {
             key: "server.shutdown_grace_seconds", variables: ["SHUTDOWN_GRACE_SECONDS"], meaning: "0 to 3600: on SIGTERM, how long requests in flight may take",
             defaultValue: "`25`"
         ),
-        Entry(
-            key: "server.direct_path", variables: ["DIRECT_PATH"], meaning: "boolean: body-less proxied requests handled in the channel pipeline",
-            defaultValue: "`true`"
-        ),
-        Entry(
-            key: "server.raw_path", variables: ["RAW_PATH"], meaning: "boolean, with `direct_path`: plain requests read and answered as bytes, before the HTTP codec",
-            defaultValue: "`true`"
-        ),
         Entry(key: "proxy.identity_headers", variables: [], meaning: "header names removed from every client request", defaultValue: "`[X-User-Id]`"),
         Entry(key: "proxy.identity_assertion.header", variables: [], meaning: "carries the signed identity to upstreams", defaultValue: "`X-StoryGate-Identity`"),
         Entry(
@@ -156,6 +148,13 @@ public enum ConfigurationReference {
         Entry(key: "routes", variables: [], meaning: "the route table, see [Routes](#routes)", defaultValue: "the built-in table"),
     ]
 
+    /// Settings of earlier versions: still accepted, ignored, and named in a warning at start (every request takes
+    /// the one edge path they used to choose between).
+    public static let removed: [(key: String, variable: String)] = [
+        ("server.direct_path", "DIRECT_PATH"),
+        ("server.raw_path", "RAW_PATH"),
+    ]
+
     /// Every file key named in the table.
     public static var keys: [String] { self.entries.flatMap(\.keys) }
 
@@ -170,6 +169,8 @@ public enum ConfigurationReference {
             let variables = entry.variables.map { "`\($0)`" }.joined(separator: ", ")
             lines.append("| \(key) | \(variables) | \(entry.meaning) | \(entry.defaultValue) |")
         }
+        let removed = self.removed.map { "`\($0.key)` (`\($0.variable)`)" }.joined(separator: ", ")
+        lines += ["", "Removed, accepted and ignored with a warning at start: \(removed)."]
         return lines.joined(separator: "\n") + "\n"
     }
 }

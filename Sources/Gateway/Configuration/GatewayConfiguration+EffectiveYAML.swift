@@ -86,8 +86,6 @@ extension GatewayConfiguration {
             ("idle_timeout_seconds", Y.number(self.server.idleTimeoutSeconds)),
             ("max_connections", Y.int(self.server.maxConnections)),
             ("shutdown_grace_seconds", Y.number(self.server.shutdownGraceSeconds)),
-            ("direct_path", Y.bool(self.server.directPath)),
-            ("raw_path", Y.bool(self.server.rawPath)),
         ])
     }
 

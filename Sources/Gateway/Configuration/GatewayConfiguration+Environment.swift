@@ -60,8 +60,9 @@ extension GatewayConfiguration {
                 "SHUTDOWN_GRACE_SECONDS", default: self.server.shutdownGraceSeconds, in: ConfigurationBounds.shutdownGraceSeconds
             )
         }
-        problems.check { self.server.directPath = try reader.boolean("DIRECT_PATH", default: self.server.directPath) }
-        problems.check { self.server.rawPath = try reader.boolean("RAW_PATH", default: self.server.rawPath) }
+        for removed in ConfigurationReference.removed where reader.raw(removed.variable) != nil {
+            self.server.removedSettings.append(removed.variable)
+        }
         problems.check {
             self.proxy.assertionSecret = try reader.secretFile(
                 "IDENTITY_ASSERTION_SECRET_FILE", minimumBytes: ConfigurationBounds.assertionSecretMinimumBytes

@@ -21,8 +21,12 @@ public struct ServerLimits: Sendable, Equatable {
     public var idleTimeoutSeconds = 75.0
     public var maxConnections = 20_000
     public var shutdownGraceSeconds = 25.0
-    public var directPath = true
-    public var rawPath = true
+    /// Settings of earlier versions that are accepted and ignored (`server.direct_path`, `RAW_PATH`, ...), in the
+    /// order found: the gateway says so in one warning line at start.
+    public internal(set) var removedSettings: [String] = []
+    /// Tests only: off, no connection is read by ``RawPathHandler``, so every request takes HummingbirdCore's
+    /// server, which the raw path hands streamed bodies and unusual messages to.
+    var rawPath = true
 
     public init() {}
 

@@ -17,7 +17,7 @@ protocol DirectUpstreamReceiver: AnyObject {
 }
 
 /// A keep-alive HTTP/1.1 connection to an upstream, driven by callbacks on its event loop (no task, no async
-/// stream): the upstream side of the direct path (``DirectPathHandler``, ``RawPathHandler``). It sends a request
+/// stream): the upstream side of the raw path (``RawPathHandler``). It sends a request
 /// head made as bytes (``UpstreamRequestHead``) and reads the answer with ``UpstreamResponseParser`` (no HTTP codec, no type conversion):
 /// strict framing, and any doubt about it closes the connection. One exchange at a time; the handler is the
 /// connection, and like every channel handler it is only touched on its channel's event loop (hence the

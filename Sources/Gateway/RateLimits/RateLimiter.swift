@@ -88,28 +88,34 @@ public struct RateLimiter: Sendable {
         return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
-    /// `answer` as a future completed on `eventLoop`, for the direct path (no task for a store that can answer so):
-    /// the answer, or the refusal, with the outcome for the access log.
+    /// `answer` for the direct path, from `eventLoop` and back on it, with no task for a store that can answer so:
+    /// `then` gets the answer, or the refusal, with the outcome for the access log.
     func answer(
-        _ rule: RouteRateLimit, key: String, on eventLoop: any EventLoop
-    ) -> EventLoopFuture<(answer: Answer?, refusal: GatewayError?, outcome: String)> {
+        _ rule: RouteRateLimit, key: String, on eventLoop: any EventLoop,
+        then complete: @escaping (_ answer: Answer?, _ refusal: GatewayError?, _ outcome: String) -> Void
+    ) {
         let rendered: Rendered
         do {
             rendered = try self.rendered(rule)
         } catch {
-            return eventLoop.makeSucceededFuture((nil, error, ""))
+            complete(nil, error, "")
+            return
         }
-        return self.store.checkFuture(rendered.limit, key: key, cost: rule.cost, on: eventLoop).hop(to: eventLoop).map { decision in
+        self.store.checkFuture(rendered.limit, key: key, cost: rule.cost, on: eventLoop).hop(to: eventLoop).assumeIsolated().whenComplete { result in
             var outcome = ""
-            do throws(GatewayError) {
-                return (try self.apply(decision, of: rendered, outcome: &outcome), nil, outcome)
-            } catch {
-                return (nil, error, outcome)
+            switch result {
+            case .success(let decision):
+                do throws(GatewayError) {
+                    let answer = try self.apply(decision, of: rendered, outcome: &outcome)
+                    complete(answer, nil, outcome)
+                } catch {
+                    complete(nil, error, outcome)
+                }
+            case .failure(let error):
+                let reason = "rate_limit_store_\((error as? RateLimitStoreError)?.shortDescription ?? "unavailable")"
+                let refusal = self.storeFailed(rendered.limit, reason: reason, outcome: &outcome)
+                complete(nil, refusal, outcome)
             }
-        }.recover { error in
-            var outcome = ""
-            let reason = "rate_limit_store_\((error as? RateLimitStoreError)?.shortDescription ?? "unavailable")"
-            return (nil, self.storeFailed(rendered.limit, reason: reason, outcome: &outcome), outcome)
         }
     }
 

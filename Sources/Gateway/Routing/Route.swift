@@ -10,12 +10,15 @@ public struct RequestContext: Sendable {
     let channel: any Channel
     /// Where an upstream route's proxy records how long the upstream took (nil on other routes).
     let upstream: UpstreamTiming?
+    /// The connection's close watcher when its handler keeps one itself (nil: the one in the channel pipeline).
+    let watcher: ClientCloseWatcher?
 
-    init(requestID: String, identity: Identity?, channel: any Channel, upstream: UpstreamTiming? = nil) {
+    init(requestID: String, identity: Identity?, channel: any Channel, upstream: UpstreamTiming? = nil, watcher: ClientCloseWatcher? = nil) {
         self.requestID = requestID
         self.identity = identity
         self.channel = channel
         self.upstream = upstream
+        self.watcher = watcher
     }
 
     /// Runs `operation` off the event loop (on Swift's global executor: the AI functions' work is long and CPU-bound),
@@ -31,6 +34,7 @@ public struct RequestContext: Sendable {
     /// The connection's close watcher: looked up synchronously on the connection's event loop (where requests run).
     /// A connection already closed has no handlers left to find: it gets a watcher that reports the client gone.
     func closeWatcher() async -> ClientCloseWatcher? {
+        if let watcher = self.watcher { return watcher }
         let watcher: ClientCloseWatcher?
         if self.channel.eventLoop.inEventLoop {
             watcher = try? self.channel.pipeline.syncOperations.handler(type: ClientCloseWatcher.self)

@@ -50,16 +50,18 @@ final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, 
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed { self.closed(whole: false) }
+        if let event = event as? ChannelEvent, event == .inputClosed { self.clientClosed(whole: false) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.closed(whole: true)
+        self.clientClosed(whole: true)
         context.fireChannelInactive()
     }
 
-    private func closed(whole: Bool) {
+    /// The client closed its sending half (`whole` false) or the whole connection: told by the pipeline's events, or
+    /// by a handler that keeps its own watcher (``RawPathHandler``).
+    func clientClosed(whole: Bool) {
         let callback = self.state.withLockedValue { state -> (@Sendable () -> Void)? in
             state.inputClosed = true
             if whole { state.inactive = true }

@@ -2,8 +2,7 @@ import HTTPTypes
 import NIOCore
 import Prometheus
 
-/// Where a direct exchange's answer goes, on the client connection's event loop: HTTP parts into the pipeline
-/// (``DirectPathHandler``) or bytes onto the socket (``RawPathHandler``).
+/// Where an exchange's answer goes, on the client connection's event loop: bytes onto the socket (``RawPathHandler``).
 protocol DirectAnswerSink: AnyObject {
     var isWritable: Bool { get }
     func writeHead(_ response: HTTPResponse, for request: DirectRequest)
@@ -15,18 +14,18 @@ protocol DirectAnswerSink: AnyObject {
     func writeEnd(for request: DirectRequest)
     func closeConnection()
     /// The exchange has written its answer's end, or given up.
-    func exchangeFinished(_ exchange: DirectExchange)
+    func exchangeFinished(_ exchange: any ConnectionExchange)
 }
 
-/// One request forwarded on the direct path: a pooled (or new) upstream connection on the client's event loop,
+/// One request forwarded by the raw path: a pooled (or new) upstream connection on the client's event loop,
 /// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
 /// is one write), and the connection pooled again once the answer has ended. The same rules as
 /// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
 /// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
 /// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in
 /// the body closes the client's connection (the answer is truncated); the client going away closes the upstream
-/// connection. Both direct paths use it: the answer goes to a ``DirectAnswerSink``.
-final class DirectExchange: DirectUpstreamReceiver {
+/// connection. The answer goes to a ``DirectAnswerSink``.
+final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     private enum State {
         /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).
         case deciding
@@ -73,11 +72,14 @@ final class DirectExchange: DirectUpstreamReceiver {
     /// certificate refetch, all of them in a task on the loop — then refuses the request or sends it.
     func decide(_ pending: PendingDecision) {
         self.state = .deciding
-        let (responder, eventLoop) = (self.responder, self.eventLoop)
-        if let decision = responder.decideOnLoop(pending, eventLoop: eventLoop) {
-            decision.assumeIsolated().whenSuccess { self.decided($0, pending) }
-            return
+        let started = self.responder.decideOnLoop(pending, eventLoop: self.eventLoop) { decision, pending in
+            if let decision { self.decided(decision, pending) } else { self.decideInTask(pending) }
         }
+        if !started { self.decideInTask(pending) }
+    }
+
+    private func decideInTask(_ pending: PendingDecision) {
+        let (responder, eventLoop) = (self.responder, self.eventLoop)
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)
         Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             let decision = await responder.decide(pending)
@@ -99,7 +101,7 @@ final class DirectExchange: DirectUpstreamReceiver {
         case .refuse(_, let error):
             self.responder.writeDirectError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
-        case .handOn, .decide:
+        case .handOn, .handle, .decide:
             preconditionFailure("resume either forwards or refuses")
         }
     }
@@ -215,6 +217,9 @@ final class DirectExchange: DirectUpstreamReceiver {
             self.finish(status: 503)
         }
     }
+
+    /// A proxied exchange goes on: the client may still read its answer (as HAProxy without `abortonclose`).
+    func clientHalfClosed() {}
 
     func clientWritable() {
         guard self.paused else { return }

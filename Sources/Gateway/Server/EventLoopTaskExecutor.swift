@@ -23,27 +23,22 @@ final class EventLoopTaskExecutor: TaskExecutor {
 }
 
 /// HummingbirdCore's HTTP/1.1 child channel, with each connection's task pinned to the connection's event loop, the
-/// HTTP/1.0 framing check, and the direct path (``DirectPathHandler``) in front of the task when a responder is given,
-/// with the raw path (``RawPathHandler``) in front of everything when its limits are given too.
+/// HTTP/1.0 framing check, and the raw path (``RawPathHandler``) in front of everything: the handlers behind it see
+/// a connection only once it is handed over (a streamed body, an unusual message).
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
-    let direct: GatewayResponder?
+    let responder: GatewayResponder
+    /// nil (tests only): every connection is the task's from the start.
     let raw: RawPathHandler.Limits?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let (direct, raw) = (self.direct, self.raw)
+        let (responder, raw) = (self.responder, self.raw)
         return self.http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = value.channel.pipeline.syncOperations
             // Where the HTTP/1 version is still known.
             try pipeline.addHandler(RequestLineRules(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
-            if let direct {
-                // Right before the connection task's channel, after HummingbirdCore's idle and quiesce handling.
-                let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
-                try pipeline.addHandler(DirectPathHandler(responder: direct), position: .after(state))
-                // First of all, on the socket's bytes: the handlers behind it see the connection once it is handed over.
-                if let raw { try pipeline.addHandler(RawPathHandler(responder: direct, limits: raw), position: .first) }
-            }
+            if let raw { try pipeline.addHandler(RawPathHandler(responder: responder, limits: raw), position: .first) }
             return value
         }
     }

@@ -156,7 +156,6 @@ public struct GatewayApplication: Sendable {
             host: configuration.host,
             port: configuration.port,
             limits: configuration.server,
-            directPath: configuration.server.directPath,
             responder: GatewayResponder(
                 routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
                 trustedProxies: configuration.trustedProxies, metrics: metrics,
@@ -177,6 +176,12 @@ public struct GatewayApplication: Sendable {
     public func run() async throws {
         let build = BuildInfo.current
         self.logger.notice("storygate starting", metadata: ["version": "\(build.version)", "commit": "\(build.commit ?? "unknown")"])
+        let removed = self.configuration.server.removedSettings
+        if !removed.isEmpty {
+            self.logger.warning(
+                "\(removed.joined(separator: ", ")) \(removed.count == 1 ? "was" : "were") removed and \(removed.count == 1 ? "is" : "are") ignored: every request takes the one edge path"
+            )
+        }
         if self.configuration.mode == .dev, self.configuration.openAIAPIKey == nil {
             self.logger.warning("DEV MODE: no OPENAI_API_KEY, so the AI functions answer from the built-in offline provider.")
         }

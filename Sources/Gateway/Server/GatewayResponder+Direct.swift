@@ -13,8 +13,8 @@ final class DirectRequest {
     let requestID: String
     let method: HTTPRequest.Method
     let path: String
-    /// The client asked for the connection to close after this answer.
-    let closesConnection: Bool
+    /// The connection closes after this answer (the client asked for it, or the answer says so).
+    var closesConnection: Bool
     var record: RequestRecord
     /// The rate limit's decision, whose fields the answer carries.
     var limit: RateLimiter.Answer?
@@ -40,6 +40,8 @@ enum DirectStart {
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
     case forward(DirectRequest, UpstreamRoute, UpstreamRequestHead)
+    /// For a built-in route's handler (``BuiltinExchange``), which applies the rules itself.
+    case handle(DirectRequest, Route)
     /// The rest of the rules need I/O (a certificate refetch, a Redis limit): the exchange waits for
     /// ``GatewayResponder/decide(_:)`` on the connection's event loop, then goes on with ``GatewayResponder/resume(_:_:_:allocator:)``.
     case decide(DirectRequest, PendingDecision)
@@ -48,32 +50,34 @@ enum DirectStart {
 /// A request whose rules wait on I/O: what `directStart` had worked out, to finish them with.
 struct PendingDecision: Sendable {
     let head: HTTPRequest
-    let authorization: String?
-    let route: Route
     let upstream: UpstreamRoute
     /// The upstream request's target.
     let target: String
-    let peer: String?
     /// The request's body, when it came whole with its head.
     let body: ByteBuffer?
-    var identity: Identity?
-    /// A token signed with a key not held yet: verified once the certificates are refetched.
-    var tokenToVerify: Substring?
+    var rules: RuleProgress
 }
 
 /// What ``GatewayResponder/decide(_:)`` found, applied to the request on its event loop.
 struct Decision: Sendable {
-    var identity: Identity?
-    var limit: RateLimiter.Answer?
-    var limitOutcome: String?
-    var error: GatewayError?
+    var rules: RuleProgress
+    /// nil: every rule passed.
+    var refusal: GatewayError?
 }
 
-/// The direct path's half of the responder (``RawPathHandler`` and ``DirectPathHandler`` drive it): the same rules as
-/// `respond`, for a request to an upstream route whose body, if any, came whole with its head, and for a request whose
-/// method its route does not take (405). Rules that need no I/O are applied at once; a certificate refetch or a Redis
-/// limit suspends the request (``DirectStart/decide(_:_:)``) and resumes it on the same connection. Any other request
-/// is handed on before anything is counted, so each request goes through exactly one of the paths.
+extension PendingDecision {
+    /// `pending` with the rules' later progress.
+    init(rules: RuleProgress, of pending: PendingDecision) {
+        self.init(head: pending.head, upstream: pending.upstream, target: pending.target, body: pending.body, rules: rules)
+    }
+}
+
+/// The raw path's half of the responder (``RawPathHandler`` drives it), for a request whose body, if any, came whole
+/// with its head: a method its route does not take is a 405; a built-in route's request goes to its handler
+/// (``BuiltinExchange``); an upstream route's gets the rules (``RequestRules``) — those that need no I/O at once, a
+/// certificate refetch or a Redis limit suspending the request (``DirectStart/decide(_:_:)``) to resume it on the
+/// same connection — and is forwarded. Any other request is handed on before anything is counted, so each request
+/// goes through exactly one of the paths.
 extension GatewayResponder {
     /// - Parameters:
     ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
@@ -93,6 +97,10 @@ extension GatewayResponder {
         guard route.allows(head.method) else {
             return .refuse(self.directRequest(head, path: uri.path, route: route, peer: peer), .methodNotAllowed(allowed: route.methods))
         }
+        // A built-in route's request, come whole: its handler's exchange applies the rules.
+        if !route.forwardsUpstream {
+            return .handle(self.directRequest(head, path: uri.path, route: route, peer: peer), route)
+        }
         guard let upstream = route.direct, !MaxForwards.endsHere(head),
             upstream.directPool.serves(channel.eventLoop),
             let target = upstream.target.path(path: uri.path, query: uri.query)
@@ -102,90 +110,51 @@ extension GatewayResponder {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
         }
         var pending = PendingDecision(
-            head: head, authorization: authorization, route: route, upstream: upstream, target: target, peer: peer, body: body
+            head: head, upstream: upstream, target: target, body: body,
+            rules: RuleProgress(route: route, fields: head.headerFields, authorization: authorization, peer: peer)
         )
-        if route.auth != .none {
-            let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: self.trustedProxies) }
-            do {
-                let outcome =
-                    route.auth == .required
-                    ? try self.authenticator.authenticateNow(fields, authorization: authorization, clientAddress: clientAddress)
-                    : try self.authenticator.identifyNow(fields, authorization: authorization, clientAddress: clientAddress)
-                switch outcome {
-                case .identified(let identity):
-                    pending.identity = identity
-                case .needsKeyRefetch(let token):
-                    pending.tokenToVerify = token
-                    return .decide(request, pending)
-                }
-            } catch {
-                self.metrics.authenticationFailed(reason: error.reason)
-                return .refuse(request, error)
-            }
-            self.recordIdentity(pending.identity, of: request)
+        switch self.rules.run(&pending.rules) {
+        case .passed:
+            pending.rules.note(into: &request.record)
+            request.limit = pending.rules.limit
+            return self.forward(request, pending, allocator: channel.allocator)
+        case .refused(let error):
+            pending.rules.note(into: &request.record)
+            return .refuse(request, error)
+        case .waiting:
+            return .decide(request, pending)
         }
-        if let rule = route.rateLimit, let identity = pending.identity {
-            guard self.rateLimiter.decidesWithoutWaiting else { return .decide(request, pending) }
-            do {
-                request.limit = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &request.record.rateLimit)
-            } catch {
-                return .refuse(request, error)
-            }
-        }
-        return self.forward(request, pending, allocator: channel.allocator)
     }
 
-    /// The rules `directStart` left for I/O: the token's verification after a certificate refetch, then the rate limit.
+    /// The rules `directStart` left for I/O, in a task.
     func decide(_ pending: PendingDecision) async -> Decision {
-        var decision = Decision(identity: pending.identity)
-        if let token = pending.tokenToVerify {
-            let fields = pending.head.headerFields
-            let clientAddress = { ClientAddress.resolve(peer: pending.peer, headers: fields, trustedProxies: self.trustedProxies) }
-            do {
-                decision.identity = try await self.authenticator.identify(refetchingKeysFor: token, clientAddress: clientAddress)
-            } catch {
-                self.metrics.authenticationFailed(reason: error.reason)
-                decision.error = error
-                return decision
-            }
-        }
-        if let rule = pending.route.rateLimit, let identity = decision.identity {
-            var outcome = ""
-            do {
-                decision.limit = try await self.rateLimiter.answer(rule, key: identity.uid, outcome: &outcome)
-            } catch {
-                decision.error = error
-            }
-            decision.limitOutcome = outcome
-        }
-        return decision
+        var progress = pending.rules
+        let refusal = await self.rules.decide(&progress)
+        return Decision(rules: progress, refusal: refusal)
     }
 
-    /// ``decide(_:)`` as a future on `eventLoop` when only the rate limit waits (no certificate refetch): the store is
-    /// asked from the loop, with no task in between; nil when a task is needed.
-    func decideOnLoop(_ pending: PendingDecision, eventLoop: any EventLoop) -> EventLoopFuture<Decision>? {
-        guard pending.tokenToVerify == nil, let rule = pending.route.rateLimit, let identity = pending.identity else { return nil }
-        return self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop).map { result in
-            Decision(identity: identity, limit: result.answer, limitOutcome: result.outcome, error: result.refusal)
+    /// ``decide(_:)`` from `eventLoop` and back on it when the step waiting can be finished so (a Redis limit): no
+    /// task in between. `then` gets the decision, or nil when a later step waits too and the rest needs ``decide(_:)``
+    /// with the pending request `then` also gets. False when a task is needed from the start.
+    func decideOnLoop(
+        _ pending: PendingDecision, eventLoop: any EventLoop, then complete: @escaping (Decision?, PendingDecision) -> Void
+    ) -> Bool {
+        self.rules.finishOnLoop(pending.rules, on: eventLoop) { progress, verdict in
+            let pending = PendingDecision(rules: progress, of: pending)
+            switch verdict {
+            case .passed: complete(Decision(rules: progress, refusal: nil), pending)
+            case .refused(let error): complete(Decision(rules: progress, refusal: error), pending)
+            case .waiting: complete(nil, pending)
+            }
         }
     }
 
     /// Applies a ``Decision`` to its request, on the connection's event loop: the upstream head, or the refusal.
     func resume(_ request: DirectRequest, _ pending: PendingDecision, _ decision: Decision, allocator: ByteBufferAllocator) -> DirectStart {
-        if pending.tokenToVerify != nil, let identity = decision.identity { self.recordIdentity(identity, of: request) }
-        if let outcome = decision.limitOutcome { request.record.rateLimit = outcome }
-        request.limit = decision.limit
-        if let error = decision.error { return .refuse(request, error) }
-        var pending = pending
-        pending.identity = decision.identity
-        return self.forward(request, pending, allocator: allocator)
-    }
-
-    private func recordIdentity(_ identity: Identity?, of request: DirectRequest) {
-        guard let identity else { return }
-        request.record.authSource = identity.source.rawValue
-        request.record.uid = identity.uid
-        self.metrics.authenticated(source: identity.source)
+        decision.rules.note(into: &request.record)
+        request.limit = decision.rules.limit
+        if let refusal = decision.refusal { return .refuse(request, refusal) }
+        return self.forward(request, PendingDecision(rules: decision.rules, of: pending), allocator: allocator)
     }
 
     /// The upstream request's head (and body), once every rule has passed.
@@ -196,8 +165,8 @@ extension GatewayResponder {
         )
         do {
             try upstream.headers.write(
-                for: pending.head, authorization: pending.authorization, requestID: request.requestID, identity: pending.identity,
-                peer: pending.peer, now: WallClock.now(), into: &upstreamHead
+                for: pending.head, authorization: pending.rules.authorization, requestID: request.requestID,
+                identity: pending.rules.identity, peer: pending.rules.peer, now: WallClock.now(), into: &upstreamHead
             )
         } catch {
             return .refuse(request, error)

@@ -4,15 +4,15 @@ import IDTokens
 import Logging
 import NIOCore
 
-/// Turns each request into a response: request id, route, method, body limit, authentication, rate limit,
-/// handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
+/// Turns each request into a response: request id, route, method, body limit, the rules (``RequestRules``: identity,
+/// rate limit), handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
 /// Each answered request is counted in the metrics and written to the access log.
 /// A class: every connection holds it, and the direct path reaches it on every request (one reference, not a
 /// copy of each field).
 final class GatewayResponder: Sendable {
     let routes: RouteTable
-    let authenticator: Authenticator
-    let rateLimiter: RateLimiter
+    /// Identity and rate limit, for every request.
+    let rules: RequestRules
     let trustedProxies: [IPAddressRange]
     let metrics: GatewayMetrics
     let accessLog: AccessLog?
@@ -25,8 +25,7 @@ final class GatewayResponder: Sendable {
         metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger
     ) {
         self.routes = routes
-        self.authenticator = authenticator
-        self.rateLimiter = rateLimiter
+        self.rules = RequestRules(authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: trustedProxies, metrics: metrics)
         self.trustedProxies = trustedProxies
         self.metrics = metrics
         self.accessLog = accessLog
@@ -48,22 +47,16 @@ final class GatewayResponder: Sendable {
         }
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
         var response = await self.response(
-            to: request, route: route, requestID: requestID, channel: channel, upstream: upstream, writer: writer, record: &record
-        )
-        response.headers[Self.requestIDHeader] = requestID
-        // An upstream's own `Date` is kept (when the answer was made, RFC 9110 §6.6.1); every other answer gets one.
-        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
-        // The connection closes after this answer (CONNECT, an upgrade, or the client asked): the answer says so
-        // (RFC 9112 §9.6).
-        if RequestFraming.endsConnection(request.head) || HopByHopHeaders.listsClose(request.headers[.connection]) {
-            response.headers[.connection] = "close"
+            to: request, route: route, requestID: requestID, channel: channel, peer: channel.remoteAddress?.ipAddress, upstream: upstream,
+            record: &record
+        ) {
+            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
+            // §10.1.1) may send it now. A refusal is sent instead, and the body never comes.
+            if request.headers[.expect]?.lowercased() == "100-continue" {
+                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
+            }
         }
-        if request.method == .head {
-            // Same headers as GET, no body (RFC 9110 §9.3.2).
-            var headers = response.headers
-            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
-            response = Response(status: response.status, headers: headers, body: ResponseBody())
-        }
+        self.finish(&response, for: request.head, requestID: requestID)
         let status = Int(response.status.code)
         if self.accessLog != nil { record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: request.method) }
         defer {
@@ -75,9 +68,31 @@ final class GatewayResponder: Sendable {
         try await writer.write(response: response.head, body: response.body)
     }
 
-    private func response(
-        to request: Request, route: Route?, requestID: String, channel: any Channel, upstream: UpstreamTiming?,
-        writer: borrowing ResponseWriter, record: inout RequestRecord
+    /// The gateway's fields on an answer: the request id, a `Date` unless it has its own (an upstream's is kept: it is
+    /// when the answer was made, RFC 9110 §6.6.1), `Connection: close` when the connection ends after it, and for
+    /// HEAD the head a GET would have, without its body (RFC 9110 §9.3.2).
+    func finish(_ response: inout Response, for head: HTTPRequest, requestID: String) {
+        response.headers[Self.requestIDHeader] = requestID
+        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
+        // CONNECT, an upgrade, or the client asked (RFC 9112 §9.6).
+        if RequestFraming.endsConnection(head) || HopByHopHeaders.listsClose(head.headerFields[.connection]) {
+            response.headers[.connection] = "close"
+        }
+        if head.method == .head {
+            var headers = response.headers
+            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
+            response = Response(status: response.status, headers: headers, body: ResponseBody())
+        }
+    }
+
+    /// The answer to a routed (or unroutable) request: framing, route, method and declared body checks, the rules
+    /// (``RequestRules``), then the route's handler; every error as JSON.
+    /// - Parameters:
+    ///   - watcher: the connection's close watcher when the caller keeps one (nil: the pipeline's).
+    ///   - beforeHandler: runs once every check that needs no body has passed, before the handler reads it.
+    func response(
+        to request: Request, route: Route?, requestID: String, channel: any Channel, peer: String?, upstream: UpstreamTiming?,
+        watcher: ClientCloseWatcher? = nil, record: inout RequestRecord, beforeHandler: () async throws -> Void
     ) async -> Response {
         // The limit's fields, once a limit has counted the request: every answer after that carries them, errors too.
         var limitHeaders: HTTPFields?
@@ -87,16 +102,14 @@ final class GatewayResponder: Sendable {
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
-            let identity = try await self.identify(request, route: route, channel: channel, record: &record)
-            if let rule = route.rateLimit, let identity {
-                limitHeaders = try await self.rateLimiter.check(rule, key: identity.uid, outcome: &record.rateLimit)
-            }
-            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
-            // §10.1.1) may send it now. A refusal above is sent instead, and the body never comes.
-            if request.headers[.expect]?.lowercased() == "100-continue" {
-                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
-            }
-            let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream)
+            var progress = RuleProgress(route: route, fields: request.headers, peer: peer)
+            let refusal = await self.rules.decide(&progress)
+            progress.note(into: &record)
+            limitHeaders = progress.limit?.fields
+            if let refusal { throw refusal }
+            let identity = progress.identity
+            try await beforeHandler()
+            let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream, watcher: watcher)
             var response =
                 route.forwardsUpstream && MaxForwards.endsHere(request.head)
                 ? MaxForwards.optionsAnswer(allowed: route.methods) : try await route.handler(request, context)
@@ -153,28 +166,5 @@ final class GatewayResponder: Sendable {
         if headers[.transferEncoding] != nil { return true }
         guard let length = headers[.contentLength] else { return false }
         return Int(length).map { $0 > 64 * 1024 } ?? true
-    }
-
-    /// The route's auth policy applied, with the outcome counted by source or by the reason it failed.
-    private func identify(_ request: Request, route: Route, channel: any Channel, record: inout RequestRecord) async throws(GatewayError) -> Identity? {
-        guard route.auth != .none else { return nil }
-        let clientAddress = {
-            ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headers, trustedProxies: self.trustedProxies)
-        }
-        do {
-            let identity =
-                route.auth == .required
-                ? try await self.authenticator.authenticate(request.headers, clientAddress: clientAddress)
-                : try await self.authenticator.identify(request.headers, clientAddress: clientAddress)
-            if let identity {
-                record.authSource = identity.source.rawValue
-                record.uid = identity.uid
-                self.metrics.authenticated(source: identity.source)
-            }
-            return identity
-        } catch {
-            self.metrics.authenticationFailed(reason: error.reason)
-            throw error
-        }
     }
 }

@@ -11,9 +11,6 @@ public struct GatewayServer: Service {
     let host: String
     let port: Int
     let limits: ServerLimits
-    /// Whether body-less proxied requests take the direct path (``DirectPathHandler``); off, every request goes
-    /// through the connection's task.
-    let directPath: Bool
     let responder: GatewayResponder
     let drain: DrainState
     let logger: Logger
@@ -43,12 +40,12 @@ public struct GatewayServer: Service {
             )
         )
         let raw =
-            self.directPath && limits.rawPath
+            limits.rawPath
             ? RawPathHandler.Limits(
                 maxHeadBytes: limits.maxHeaderBytes, maxFields: limits.maxHeaderCount, headerTimeout: headerTimeout,
                 idleTimeout: .interval(seconds: limits.idleTimeoutSeconds)
             ) : nil
-        let server = EventLoopPinnedHTTP1Channel(http1: http1, direct: self.directPath ? responder : nil, raw: raw).server(
+        let server = EventLoopPinnedHTTP1Channel(http1: http1, responder: responder, raw: raw).server(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(

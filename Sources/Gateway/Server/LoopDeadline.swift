@@ -36,7 +36,7 @@ final class LoopDeadline {
             self.timer = nil
             self.timerAt = nil
             guard let deadline = self.deadline else { return }
-            if deadline > .now() {
+            if deadline > self.eventLoop.now {
                 self.set(deadline)
             } else {
                 self.deadline = nil

@@ -1,18 +1,17 @@
 import HTTPTypes
 import NIOCore
 
-/// The raw path: the direct path's requests read straight from the connection's bytes and answered straight onto
-/// it, first in the pipeline, so the common request — a plain proxied request, body-less or with a small body read
-/// with its head — costs no HTTP codec, no type conversion and no trip through the other handlers (about a third of
-/// the gateway's own CPU per request, measured in BENCHMARKS.md).
+/// The raw path: requests read straight from the connection's bytes and answered straight onto it, first in the
+/// pipeline, so a request — proxied or for a built-in handler, body-less or with a small body read with its head —
+/// costs no HTTP codec, no type conversion and no trip through the other handlers.
 ///
 /// A connection starts here. ``RawRequestHead`` reads each request head; ``GatewayResponder/directStart(_:authorization:body:channel:peer:)``
-/// applies the same rules as everywhere (route, authentication, rate limit, those needing I/O in a task of the
-/// exchange's), and a ``DirectExchange`` forwards it. The first request this path does not take — one that
-/// `RawRequestHead` leaves to the general parser (a large or streamed body, HTTP/1.0, anything unusual), or one
-/// `directStart` hands on (a built-in route) — hands the connection over for good: its bytes, from that request on, go to the handlers behind this
-/// one, which then see the connection become active (they were not told before, so their timers start then)
-/// and read it as they always have. Nothing of a request is counted or answered before that choice.
+/// decides: a ``DirectExchange`` applies the rules (``RequestRules``) and forwards it, or a ``BuiltinExchange`` runs
+/// its route's handler. The first request this path does not take — one that `RawRequestHead` leaves to the general
+/// parser (a large or streamed body, HTTP/1.0, anything unusual), or one `directStart` hands on (`Expect`, a proxy
+/// route the pools do not serve) — hands the connection over for good: its bytes, from that request on, go to the
+/// handlers behind this one, which then see the connection become active (they were not told before, so their
+/// timers start then) and read it as they always have. Nothing of a request is counted or answered before that choice.
 ///
 /// While the connection is here, this handler keeps the server's rules those handlers would have kept: a head
 /// must be complete within the header timeout of its first byte (or of the connection opening), an idle
@@ -48,7 +47,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     private var activeWithheld = false
     /// Bytes read and not yet taken (the start of the next request, or pipelined requests waiting for an exchange).
     private var pending: ByteBuffer?
-    private var exchange: DirectExchange?
+    private var exchange: (any ConnectionExchange)?
     private var processing = false
     private var inputClosed = false
     private var quiescing = false
@@ -106,7 +105,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             return
         }
         self.activeWithheld = true
-        self.setDeadline(.now() + self.limits.headerTimeout)
+        self.setDeadline(self.now + self.limits.headerTimeout)
         // Called before SwiftNIO's first automatic read, which this stops.
         if (try? context.channel.syncOptions?.setOption(.autoRead, value: false)) != nil {
             self.readsItself = true
@@ -128,7 +127,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         } else {
             self.pending = incoming
             // The first byte of a request: its head is due within the header timeout.
-            if self.exchange == nil { self.setDeadline(.now() + self.limits.headerTimeout) }
+            if self.exchange == nil { self.setDeadline(self.now + self.limits.headerTimeout) }
         }
         if self.exchange == nil { self.process(context) }
     }
@@ -150,7 +149,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         switch event {
         case let event as ChannelEvent where event == .inputClosed:
             self.inputClosed = true
-            if self.exchange == nil { self.process(context) }
+            if let exchange = self.exchange { exchange.clientHalfClosed() } else { self.process(context) }
         case is ChannelShouldQuiesceEvent:
             // As HummingbirdCore's connection handler: close now if idle, else after the answer under way.
             self.quiescing = true
@@ -220,7 +219,9 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 }
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
             }
-            let start = self.responder.directStart(head, authorization: authorization, body: body, channel: context.channel, peer: self.peer)
+            let start = self.responder.directStart(
+                head, authorization: authorization, body: body, channel: context.channel, peer: self.peer
+            )
             if case .handOn = start {
                 self.handOver(context)
                 return
@@ -233,7 +234,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 break
             case .refuse(let request, let error):
                 // The next request's head is due from now if its bytes are here already; else the connection idles.
-                self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+                self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
                 self.responder.writeDirectError(error, for: request, to: self)
                 self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             case .forward(let request, let route, let upstreamHead):
@@ -242,6 +243,14 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 let exchange = DirectExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
                 self.exchange = exchange
                 exchange.begin(upstreamHead)
+            case .handle(let request, let route):
+                // As for `forward`: the handler's own timeouts apply.
+                self.setDeadline(nil)
+                var head = head
+                if let authorization { head.headerFields.append(HTTPField(name: .authorization, value: authorization)) }
+                let exchange = BuiltinExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request)
+                self.exchange = exchange
+                exchange.start(head, body: body, route: route, channel: context.channel, peer: self.peer)
             case .decide(let request, let pending):
                 // As for `forward`: the rules that wait on I/O are bounded by their own timeouts.
                 self.setDeadline(nil)
@@ -437,15 +446,18 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         self.context?.close(promise: nil)
     }
 
-    func exchangeFinished(_ exchange: DirectExchange) {
+    func exchangeFinished(_ exchange: any ConnectionExchange) {
         guard self.exchange === exchange else { return }
         self.exchange = nil
         guard let context, !self.closing else { return }
-        self.setDeadline(.now() + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+        self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
         self.process(context)
     }
 
     // MARK: Deadline
+
+    /// The event loop's clock: the one its timers keep (virtual on an `EmbeddedEventLoop`).
+    private var now: NIODeadline { self.context?.eventLoop.now ?? .now() }
 
     private func setDeadline(_ deadline: NIODeadline?) {
         self.deadline?.set(deadline)

@@ -189,17 +189,22 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
             return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
         }
         let command = TokenBucketScript.evalSHA(key: self.redisKey(for: limit, key: key), limit: limit, cost: cost)
-        return connection.sendFuture(command, deadline: .now() + self.timeout).flatMap { reply in
-            guard !TokenBucketScript.isNoScript(reply) else { return self.checkInTask(limit, key: key, cost: cost, on: eventLoop) }
-            do {
-                return eventLoop.makeSucceededFuture(try TokenBucketScript.decision(from: reply))
-            } catch {
-                return eventLoop.makeFailedFuture(error)
+        // One promise for the outcome, completed from the reply's callback: each future in a chain costs an allocation
+        // and a metadata lookup per request.
+        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
+        connection.sendFuture(command, deadline: .now() + self.timeout).whenComplete { result in
+            switch result {
+            case .success(let reply) where TokenBucketScript.isNoScript(reply):
+                promise.completeWith(self.checkInTask(limit, key: key, cost: cost, on: eventLoop))
+            case .success(let reply):
+                promise.completeWith(Result { try TokenBucketScript.decision(from: reply) })
+            case .failure(let error as RateLimitStoreError) where error.notSent:
+                promise.completeWith(self.checkInTask(limit, key: key, cost: cost, on: eventLoop))
+            case .failure(let error):
+                promise.fail(error)
             }
-        }.flatMapError { error in
-            guard let storeError = error as? RateLimitStoreError, storeError.notSent else { return eventLoop.makeFailedFuture(error) }
-            return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
         }
+        return promise.futureResult
     }
 
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).

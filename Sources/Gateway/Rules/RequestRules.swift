@@ -1,0 +1,184 @@
+import HTTPTypes
+import IDTokens
+import NIOCore
+
+/// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), then the route's
+/// rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
+/// here. A step decides on the event loop when it can (a cached or verifiable token, an in-process bucket); a step
+/// that needs I/O (a certificate refetch, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
+/// ``finish(_:)`` or ``finishOnLoop(_:on:)`` does that I/O and goes on from there.
+struct RequestRules: Sendable {
+    let authenticator: Authenticator
+    let rateLimiter: RateLimiter
+    let trustedProxies: [IPAddressRange]
+    let metrics: GatewayMetrics
+
+    /// Runs the steps that need no I/O, from where `progress` stands, until the request passes, is refused, or
+    /// waits on I/O.
+    func run(_ progress: inout RuleProgress) -> RuleVerdict {
+        while true {
+            switch progress.step {
+            case .identify:
+                guard progress.route.auth != .none else {
+                    progress.step = .rateLimit
+                    continue
+                }
+                let (fields, peer, trusted) = (progress.fields, progress.peer, self.trustedProxies)
+                let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: trusted) }
+                let outcome: Authenticator.Outcome
+                do {
+                    outcome =
+                        progress.route.auth == .required
+                        ? try self.authenticator.authenticateNow(fields, authorization: progress.authorization, clientAddress: clientAddress)
+                        : try self.authenticator.identifyNow(fields, authorization: progress.authorization, clientAddress: clientAddress)
+                } catch {
+                    self.metrics.authenticationFailed(reason: error.reason)
+                    return .refused(error)
+                }
+                switch outcome {
+                case .identified(let identity):
+                    self.identified(identity, &progress)
+                case .needsKeyRefetch(let token):
+                    progress.tokenToVerify = token
+                    return .waiting
+                }
+            case .rateLimit:
+                guard let rule = progress.route.rateLimit, let identity = progress.identity else {
+                    progress.step = .done
+                    continue
+                }
+                guard self.rateLimiter.decidesWithoutWaiting else { return .waiting }
+                var outcome = ""
+                defer { progress.limitOutcome = outcome }
+                do {
+                    progress.limit = try self.rateLimiter.checkNow(rule, key: identity.uid, outcome: &outcome)
+                } catch {
+                    return .refused(error)
+                }
+                progress.step = .done
+            case .done:
+                return .passed
+            }
+        }
+    }
+
+    /// Runs every step, suspending for the ones that need I/O: nil when the request passes, or the refusal.
+    func decide(_ progress: inout RuleProgress) async -> GatewayError? {
+        var verdict = self.run(&progress)
+        while true {
+            switch verdict {
+            case .passed: return nil
+            case .refused(let error): return error
+            case .waiting: verdict = await self.finish(&progress)
+            }
+        }
+    }
+
+    /// Does the I/O the current step waits on, then runs the steps after it that need none.
+    func finish(_ progress: inout RuleProgress) async -> RuleVerdict {
+        switch progress.step {
+        case .identify:
+            guard let token = progress.tokenToVerify else { break }
+            progress.tokenToVerify = nil
+            let (fields, peer, trusted) = (progress.fields, progress.peer, self.trustedProxies)
+            let clientAddress = { ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: trusted) }
+            do {
+                self.identified(try await self.authenticator.identify(refetchingKeysFor: token, clientAddress: clientAddress), &progress)
+            } catch {
+                self.metrics.authenticationFailed(reason: error.reason)
+                return .refused(error)
+            }
+        case .rateLimit:
+            guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
+            var outcome = ""
+            defer { progress.limitOutcome = outcome }
+            do {
+                progress.limit = try await self.rateLimiter.answer(rule, key: identity.uid, outcome: &outcome)
+            } catch {
+                return .refused(error)
+            }
+            progress.step = .done
+        case .done:
+            break
+        }
+        return self.run(&progress)
+    }
+
+    /// ``finish(_:)`` from `eventLoop` and back on it, with no task in between, when the step waits on a store that
+    /// can answer so (a Redis bucket): `then` gets the progress and the verdict of the steps after it. False, and
+    /// `then` is not called, when the step needs a task (a certificate refetch).
+    func finishOnLoop(
+        _ progress: RuleProgress, on eventLoop: any EventLoop, then complete: @escaping (RuleProgress, RuleVerdict) -> Void
+    ) -> Bool {
+        guard case .rateLimit = progress.step, let rule = progress.route.rateLimit, let identity = progress.identity else { return false }
+        self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop) { answer, refusal, outcome in
+            var progress = progress
+            progress.limitOutcome = outcome
+            if let refusal {
+                complete(progress, .refused(refusal))
+                return
+            }
+            progress.limit = answer
+            progress.step = .done
+            let verdict = self.run(&progress)
+            complete(progress, verdict)
+        }
+        return true
+    }
+
+    private func identified(_ identity: Identity?, _ progress: inout RuleProgress) {
+        if let identity { self.metrics.authenticated(source: identity.source) }
+        progress.identity = identity
+        progress.step = .rateLimit
+    }
+}
+
+/// Where a request stands in ``RequestRules``, and what the rules found so far.
+struct RuleProgress: Sendable {
+    enum Step: Sendable {
+        case identify
+        case rateLimit
+        case done
+    }
+
+    let route: Route
+    let fields: HTTPFields
+    /// The `Authorization` value when the raw path kept it apart from `fields`; nil when it is among them, or absent.
+    let authorization: String?
+    /// The connection's peer address, for the client address behind trusted proxies.
+    let peer: String?
+    var step = Step.identify
+    var identity: Identity?
+    /// A token signed with a key not held yet, verified once the certificates are refetched.
+    var tokenToVerify: Substring?
+    /// The rate limit's decision, whose fields the answer carries.
+    var limit: RateLimiter.Answer?
+    /// The rate limit's outcome for the access log (`allowed`, `limited`, `shadow`, `store_error`).
+    var limitOutcome: String?
+
+    init(route: Route, fields: HTTPFields, authorization: String? = nil, peer: String?) {
+        self.route = route
+        self.fields = fields
+        self.authorization = authorization
+        self.peer = peer
+    }
+
+    /// The identity and limit outcome, into the access log's record.
+    func note(into record: inout RequestRecord) {
+        if let identity {
+            record.authSource = identity.source.rawValue
+            record.uid = identity.uid
+        }
+        if let limitOutcome, !limitOutcome.isEmpty { record.rateLimit = limitOutcome }
+    }
+}
+
+/// Where ``RequestRules`` left a request.
+enum RuleVerdict: Sendable {
+    /// Every rule passed.
+    case passed
+    /// A rule refused the request with this error.
+    case refused(GatewayError)
+    /// The current step needs I/O: ``RequestRules/finish(_:)``.
+    case waiting
+}

@@ -1,0 +1,148 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+
+/// What a raw-path connection runs for its request under way, one at a time: a forwarded exchange
+/// (``DirectExchange``) or a built-in handler (``BuiltinExchange``). Called on the connection's event loop.
+protocol ConnectionExchange: AnyObject {
+    /// The client's socket can take more bytes again.
+    func clientWritable()
+    /// The client closed its sending half; it may still read the answer.
+    func clientHalfClosed()
+    /// The connection is gone: the answer has nowhere to go.
+    func clientGone()
+}
+
+/// One request to a built-in route (the functions, media, `/v1/me`, health, OpenAPI, metrics) on the raw path: the
+/// same answer the async responder gives (``GatewayResponder/response(to:route:requestID:channel:peer:upstream:watcher:record:beforeHandler:)``,
+/// rules and errors included), made in a task on the connection's event loop and written to the connection's
+/// ``DirectAnswerSink``, with the socket's backpressure. The client leaving cancels the work (and a half-close
+/// cancels what watches for it, as an AI function does).
+final class BuiltinExchange: ConnectionExchange {
+    private let sink: any DirectAnswerSink
+    private let eventLoop: any EventLoop
+    private let responder: GatewayResponder
+    private let request: DirectRequest
+    /// Tells the handler the client left, as the pipeline's watcher does on the async path.
+    private let watcher = ClientCloseWatcher()
+    private var task: Task<Void, Never>?
+    /// A body write waiting for the socket to drain.
+    private var writable: EventLoopPromise<Void>?
+    /// The answer's status, once its head is written.
+    private var status: Int?
+    private var gone = false
+    private var finished = false
+
+    init(sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest) {
+        self.sink = sink
+        self.eventLoop = eventLoop
+        self.responder = responder
+        self.request = request
+    }
+
+    /// Makes and writes the answer to `head` (with `body`, read whole with it) for `route`.
+    func start(_ head: HTTPRequest, body: ByteBuffer?, route: Route, channel: any Channel, peer: String?) {
+        let (responder, eventLoop, watcher) = (self.responder, self.eventLoop, self.watcher)
+        let (requestID, record) = (self.request.requestID, self.request.record)
+        let exchange = NIOLoopBound(self, eventLoop: eventLoop)
+        self.task = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            var record = record
+            var response = await responder.response(
+                to: Request(head: head, body: RequestBody(buffer: body ?? ByteBuffer())), route: route, requestID: requestID,
+                channel: channel, peer: peer, upstream: nil, watcher: watcher, record: &record
+            ) {}
+            responder.finish(&response, for: head, requestID: requestID)
+            if responder.accessLog != nil {
+                record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: head.method)
+            }
+            let (answer, answered) = (response, record)
+            let writer = SinkBodyWriter(exchange: exchange, eventLoop: eventLoop)
+            do {
+                try await eventLoop.flatSubmit { exchange.value.writeHead(answer, record: answered) }.get()
+                try await answer.body.write(writer)
+                eventLoop.execute { exchange.value.end() }
+            } catch {
+                eventLoop.execute { exchange.value.fail() }
+            }
+        }
+    }
+
+    func clientWritable() {
+        self.writable?.succeed()
+        self.writable = nil
+    }
+
+    func clientHalfClosed() {
+        self.watcher.clientClosed(whole: false)
+    }
+
+    func clientGone() {
+        self.gone = true
+        self.watcher.clientClosed(whole: true)
+        self.task?.cancel()
+        self.writable?.fail(ChannelError.ioOnClosedChannel)
+        self.writable = nil
+        if self.status == nil { self.request.record.errorReason = "cancelled" }
+        self.finish(status: self.status ?? 503)
+    }
+
+    // MARK: On the event loop, from the task
+
+    private func writeHead(_ response: Response, record: RequestRecord) -> EventLoopFuture<Void> {
+        self.request.record = record
+        guard !self.gone else { return self.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        // An answer that ends the connection (the client asked, or an error that leaves a body unread) closes it.
+        if HopByHopHeaders.listsClose(response.headers[.connection]) { self.request.closesConnection = true }
+        self.status = Int(response.status.code)
+        self.sink.writeHead(HTTPResponse(status: response.status, headerFields: response.headers), for: self.request)
+        return self.eventLoop.makeSucceededVoidFuture()
+    }
+
+    fileprivate func writeBody(_ buffer: ByteBuffer, first: Bool) -> EventLoopFuture<Void> {
+        guard !self.gone else { return self.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        self.sink.writeBody(buffer)
+        // A small answer leaves with its head in one write, at its end; a streamed one as it comes.
+        if !first || buffer.readableBytes > RawPathHandler.maxBodyWithHead { self.sink.flush() }
+        guard !self.sink.isWritable else { return self.eventLoop.makeSucceededVoidFuture() }
+        let promise = self.eventLoop.makePromise(of: Void.self)
+        self.writable = promise
+        return promise.futureResult
+    }
+
+    private func end() {
+        guard !self.finished, let status = self.status else { return }
+        self.sink.writeEnd(for: self.request)
+        self.finish(status: status)
+    }
+
+    /// The body failed part way: the answer cannot be completed, so the connection closes.
+    private func fail() {
+        guard !self.finished else { return }
+        self.request.record.errorReason = "body_failed"
+        self.sink.closeConnection()
+        self.finish(status: self.status ?? 503)
+    }
+
+    /// Counts the request once, and lets the connection go on.
+    private func finish(status: Int) {
+        guard !self.finished else { return }
+        self.finished = true
+        self.responder.directFinished(self.request, status: status, upstream: nil)
+        self.sink.exchangeFinished(self)
+    }
+}
+
+/// A built-in answer's body, written to the connection from its exchange's task.
+private struct SinkBodyWriter: ResponseBodyWriter {
+    let exchange: NIOLoopBound<BuiltinExchange>
+    let eventLoop: any EventLoop
+    var first = true
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        let (exchange, first) = (self.exchange, self.first)
+        self.first = false
+        try await self.eventLoop.flatSubmit { exchange.value.writeBody(buffer, first: first) }.get()
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
