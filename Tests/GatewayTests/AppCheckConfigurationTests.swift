@@ -65,14 +65,17 @@ struct AppCheckConfigurationTests {
             routes:
               - {path: /functions/v1/avatar-generation, builtin: avatar-generation, app_check: enforce, app_check_consume: true}
               - {path: /v1/me, builtin: me, app_check: 'off'}
+              - {path: /functions/v1/story-generation, builtin: story-generation}
               - {path: /healthz, builtin: healthz, auth: none}
+              - {path: /media/, builtin: media, auth: none, app_check: monitor}
             """)
         #expect(configuration.appCheck.mode == .monitor)
         #expect(configuration.appCheck.projectNumber == "42")
         #expect(configuration.appCheck.appIDs == ["1:42:web:aa"])
-        #expect(configuration.routes.map(\.appCheck) == [.enforce, .off, nil])
-        #expect(configuration.routes.map(\.appCheckConsume) == [true, false, false])
-        #expect(configuration.routes.map { configuration.appCheckMode(of: $0) } == [.enforce, .off, .monitor])
+        #expect(configuration.routes.map(\.appCheck) == [.enforce, .off, nil, nil, .monitor])
+        #expect(configuration.routes.map(\.appCheckConsume) == [true, false, false, false, false])
+        // An auth: none route follows the gateway's mode only when it says so itself.
+        #expect(configuration.routes.map { configuration.appCheckMode(of: $0) } == [.enforce, .off, .monitor, .off, .monitor])
         let printed = try configuration.effectiveYAML()
         #expect(try GatewayConfiguration(yaml: printed) == configuration, "\(printed)")
         #expect(printed.contains("app_check_consume: true"))

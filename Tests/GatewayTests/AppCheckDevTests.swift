@@ -1,3 +1,4 @@
+import CurlHTTP
 import Foundation
 import Gateway
 import IDTokens
@@ -47,5 +48,25 @@ struct AppCheckDevTests {
         let badTTL = try await CommandLineTests.run(["mint-app-check", "--app-id", "a", "--ttl", "0"], environment: ["ENV": "dev"])
         #expect(badTTL.status != 0)
         #expect(badTTL.error.contains("--ttl"))
+    }
+
+    @Test("a dev gateway with App Check enforced trusts the dev JWKS: a minted token passes, none is refused")
+    func devGateway() async throws {
+        let directory = GatewayHarness.repositoryRoot + "/certs/dev"
+        let key = try RSAPrivateKey(pem: String(decoding: try FileBytes.read(path: directory + "/signing-key.pem"), as: UTF8.self))
+        let keyID = try KeySet(jwks: try FileBytes.read(path: Self.jwksPath)).keyIDs[0]
+        let token = AppCheckTokenMinter(key: key, keyID: keyID).mint(
+            appID: "1:100000000000:web:dev", projectNumber: AppCheckSettings.devProjectNumber, projectID: TestKeys.projectID, now: WallClock.now()
+        )
+        try await GatewayHarness.run(configure: { configuration in
+            configuration.mode = .dev
+            configuration.appCheck.mode = .enforce
+        }) { gateway in
+            let refused = try await gateway.get("/v1/me", headers: [("X-User-Id", "alice")])
+            #expect(refused.status == 401)
+            #expect(refused.errorCode == "APP_CHECK_FAILED")
+            let passed = try await gateway.get("/v1/me", headers: [("X-User-Id", "alice"), ("X-Firebase-AppCheck", token)])
+            #expect(passed.status == 200, "\(passed.text)")
+        }
     }
 }

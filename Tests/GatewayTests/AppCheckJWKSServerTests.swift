@@ -19,6 +19,8 @@ struct AppCheckJWKSServerTests {
     final class JWKSEndpoint: Sendable {
         let keys: Mutex<[(keyID: String, key: RSAPrivateKey)]>
         let fetches = Mutex(0)
+        /// Answer 503 while set.
+        let failing = Mutex(false)
 
         init(_ keys: [(keyID: String, key: RSAPrivateKey)]) {
             self.keys = Mutex(keys)
@@ -26,6 +28,7 @@ struct AppCheckJWKSServerTests {
 
         func respond(to request: LocalRequest) -> LocalResponse {
             self.fetches.withLock { $0 += 1 }
+            if self.failing.withLock({ $0 }) { return .text("unavailable", status: 503) }
             guard request.method == "GET", request.path == "/v1/jwks" else { return .text("not found", status: 404) }
             return LocalResponse(
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=21600")],

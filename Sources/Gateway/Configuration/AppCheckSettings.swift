@@ -52,9 +52,10 @@ extension AppCheckSettings.Mode: CaseNamed {
 }
 
 extension GatewayConfiguration {
-    /// The App Check mode of `route`: its own `app_check`, else the gateway's.
+    /// The App Check mode of `route`: its own `app_check`, else the gateway's, except on `auth: none` routes (health,
+    /// readiness, metrics, media), which App Check guards only when they say so themselves.
     public func appCheckMode(of route: RouteConfiguration) -> AppCheckSettings.Mode {
-        route.appCheck ?? self.appCheck.mode
+        route.appCheck ?? (route.auth == .none ? .off : self.appCheck.mode)
     }
 
     /// Whether any route verifies App Check tokens (the JWKS is then fetched, and `/readyz` waits for it).

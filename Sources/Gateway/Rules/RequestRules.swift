@@ -2,10 +2,10 @@ import HTTPTypes
 import IDTokens
 import NIOCore
 
-/// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), then the route's
-/// rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
+/// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), the App Check
+/// token (when App Check is on for the route), then the route's rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
 /// here. A step decides on the event loop when it can (a cached or verifiable token, an in-process bucket); a step
-/// that needs I/O (a certificate refetch, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
+/// that needs I/O (a certificate refetch, an App Check JWKS refetch or consume call, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
 /// ``finish(_:)`` or ``finishOnLoop(_:on:)`` does that I/O and goes on from there.
 struct RequestRules: Sendable {
     let authenticator: Authenticator
@@ -20,7 +20,7 @@ struct RequestRules: Sendable {
             switch progress.step {
             case .identify:
                 guard progress.route.auth != .none else {
-                    progress.step = .rateLimit
+                    progress.step = .appCheck
                     continue
                 }
                 let (fields, peer, trusted) = (progress.fields, progress.peer, self.trustedProxies)
@@ -41,6 +41,16 @@ struct RequestRules: Sendable {
                 case .needsKeyRefetch(let token):
                     progress.tokenToVerify = token
                     return .waiting
+                }
+            case .appCheck:
+                guard let appCheck = progress.route.appCheck else {
+                    progress.step = .rateLimit
+                    continue
+                }
+                switch appCheck.gate.checkNow(Self.appCheckValues(progress.fields), policy: appCheck.policy) {
+                case .pass?: progress.step = .rateLimit
+                case .refuse(let error)?: return .refused(error)
+                case nil: return .waiting
                 }
             case .rateLimit:
                 guard let rule = progress.route.rateLimit, let identity = progress.identity else {
@@ -88,6 +98,12 @@ struct RequestRules: Sendable {
                 self.metrics.authenticationFailed(reason: error.reason)
                 return .refused(error)
             }
+        case .appCheck:
+            guard let appCheck = progress.route.appCheck else { break }
+            switch await appCheck.gate.check(Self.appCheckValues(progress.fields), policy: appCheck.policy) {
+            case .pass: progress.step = .rateLimit
+            case .refuse(let error): return .refused(error)
+            }
         case .rateLimit:
             guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
             var outcome = ""
@@ -129,7 +145,14 @@ struct RequestRules: Sendable {
     private func identified(_ identity: Identity?, _ progress: inout RuleProgress) {
         if let identity { self.metrics.authenticated(source: identity.source) }
         progress.identity = identity
-        progress.step = .rateLimit
+        progress.step = .appCheck
+    }
+
+    private static let appCheckHeader = HTTPField.Name(AppCheckGate.headerName)!
+
+    /// Every `X-Firebase-AppCheck` value of the request.
+    private static func appCheckValues(_ fields: HTTPFields) -> [Substring] {
+        fields[values: Self.appCheckHeader].map { Substring($0) }
     }
 }
 
@@ -137,6 +160,7 @@ struct RequestRules: Sendable {
 struct RuleProgress: Sendable {
     enum Step: Sendable {
         case identify
+        case appCheck
         case rateLimit
         case done
     }

@@ -33,6 +33,7 @@ public struct GatewayApplication: Sendable {
     ///   - metrics: the registry to count in (a new one by default).
     ///   - accessLogger: where the per-request lines go (default: `logger`); `configuration.accessLog` false turns them off.
     ///   - accessLogOutput: overrides `accessLogger` (`storygate serve` writes the lines as JSON straight to standard error).
+    ///   - googleAccessToken: a Google service-account access token, for consuming limited-use App Check tokens.
     /// - Throws: when a route names a rate limit that is not configured, or the Redis URL is unusable.
     public init(
         configuration: GatewayConfiguration,
@@ -42,6 +43,7 @@ public struct GatewayApplication: Sendable {
         metrics: GatewayMetrics = GatewayMetrics(),
         accessLogger: Logger? = nil,
         accessLogOutput: AccessLogOutput? = nil,
+        googleAccessToken: (@Sendable () async throws -> String)? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(ConfigurationError) {
         try configuration.validateForStart(extraRoutes: extraRoutes)
@@ -59,7 +61,11 @@ public struct GatewayApplication: Sendable {
             let store = CertificateStore(projectID: projectID, source: source, policy: certificatePolicy, logger: logger)
             projects.append(TrustedProject(projectID: projectID, clockSkew: Double(configuration.clockSkewSeconds), certificates: store))
         }
-        self.certificateStores = projects.map(\.certificates)
+        let appCheck = AppCheckComponents.make(
+            configuration: configuration, curl: self.curl, metrics: metrics, policy: certificatePolicy, accessToken: googleAccessToken, logger: logger
+        )
+        // The App Check JWKS is kept like the certificate sets: run, counted and aged with them.
+        self.certificateStores = projects.map(\.certificates) + (appCheck.map { [$0.keys] } ?? [])
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
         self.authenticator = Authenticator(
@@ -136,11 +142,12 @@ public struct GatewayApplication: Sendable {
         let builder = RouteBuilder(
             functions: functions, media: self.media, mediaDelivery: mediaDelivery,
             isReady: { [requiredRedis, drain] in
-                !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+                !drain.isDraining && tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
             },
             metrics: MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover),
             openAPI: OpenAPIHandler.handler(),
-            proxy: self.proxy, limits: configuration.server
+            proxy: self.proxy, limits: configuration.server,
+            appCheck: appCheck.map { ($0.gate, configuration) }
         )
         let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)
         for route in routes.routes {

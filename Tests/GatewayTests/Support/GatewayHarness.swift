@@ -36,6 +36,7 @@ struct GatewayHarness: Sendable {
         accessLogger: Logger? = nil,
         logger: Logger = Self.logger,
         waitUntilReady: Bool = true,
+        googleAccessToken: (@Sendable () async throws -> String)? = nil,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
         try await withLocalHTTPServer({ request in certificates.respond(to: request) }) { certServer in
@@ -55,7 +56,7 @@ struct GatewayHarness: Sendable {
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
                 configuration: configuration, logger: logger, certificatePolicy: policy, extraRoutes: extraRoutes,
-                accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) }
+                accessLogger: accessLogger, googleAccessToken: googleAccessToken, onServerRunning: { portContinuation.yield($0) }
             )
             let client = CurlClient(logger: Self.logger)
             // The client runs apart and stops only once the body is done: a test that shuts the gateway down while a
