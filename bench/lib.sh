@@ -12,6 +12,9 @@ BENCH_PIDS=()
 BENCH_NAMES=()
 BENCH_TMP=""
 BENCH_KEEP=0
+# The gateways a bench starts open their admin listener on a free port, not the default 9901 (older builds
+# ignore the variable).
+export ADMIN_PORT="${ADMIN_PORT:-0}"
 
 bench_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 bench_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

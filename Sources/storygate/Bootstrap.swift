@@ -4,10 +4,10 @@ import Metrics
 
 /// The process-wide logging and metrics backends: only the executable chooses them.
 enum Bootstrap {
-    /// Every logger writes JSON lines to standard error at `level`.
-    static func logging(level: Logger.Level) {
+    /// Every logger writes JSON lines to standard error at the setting's level (a reload may change it).
+    static func logging(_ setting: LogLevelSetting) {
         LoggingSystem.bootstrap { label in
-            JSONLogHandler(label: label, level: level)
+            JSONLogHandler(label: label, setting: setting)
         }
     }
 

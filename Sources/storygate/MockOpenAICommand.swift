@@ -36,7 +36,7 @@ struct MockOpenAICommand: AsyncParsableCommand {
 
     func run() async throws {
         // JSON lines on standard error, as `serve` writes them.
-        Bootstrap.logging(level: .info)
+        Bootstrap.logging(LogLevelSetting(.info))
         defer { LogLineWriter.standardError.flush() }
         let logger = Logger(label: "storygate.mock-openai")
         var configuration = MockOpenAIConfiguration()

@@ -27,16 +27,18 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration: GatewayConfiguration
+        // Read again on SIGHUP.
+        let source = ConfigurationSource(
+            configPath: self.config, environment: ProcessEnvironment.current, overrides: CommandLineOverrides(host: self.host, port: self.port)
+        )
         do {
-            configuration = try GatewayConfiguration.loadForStart(
-                configPath: self.config, environment: ProcessEnvironment.current,
-                overrides: CommandLineOverrides(host: self.host, port: self.port)
-            )
+            configuration = try source.load()
         } catch {
             ProcessEnvironment.printConfigurationErrors(error)
             throw ExitCode(2)
         }
-        Bootstrap.logging(level: configuration.logLevel)
+        let logLevel = LogLevelSetting(configuration.logLevel)
+        Bootstrap.logging(logLevel)
         // Log lines still waiting in the buffer leave before the process does.
         defer { LogLineWriter.standardError.flush() }
         let logger = Logger(label: "storygate")
@@ -44,7 +46,8 @@ struct Serve: AsyncParsableCommand {
         do {
             application = try GatewayApplication(
                 configuration: configuration, logger: logger,
-                accessLogOutput: .jsonStandardError(label: "storygate.access", level: configuration.logLevel)
+                accessLogOutput: .jsonStandardError(label: "storygate.access", level: configuration.logLevel),
+                source: source, logLevel: logLevel
             )
         } catch {
             ProcessEnvironment.printConfigurationErrors(error)

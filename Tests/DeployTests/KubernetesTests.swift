@@ -142,6 +142,22 @@ import Yams
         #expect(try loaded.media.s3Settings()?.bucket == media["s3"]["bucket"].string)
     }
 
+    /// The kubelet probes and Prometheus scrapes the admin listener, on the pod address, and no Service exposes it.
+    @Test func probesAndScrapesUseTheAdminPort() throws {
+        let port = try #require(try self.config["admin"]["port"].int)
+        #expect(try self.config["admin"]["host"].string == "0.0.0.0")
+        let container = try self.gatewayContainer
+        #expect(container["ports"].array.contains { $0["name"].string == "admin" && $0["containerPort"].int == port })
+        for probe in ["readinessProbe", "livenessProbe", "startupProbe"] {
+            #expect(container[probe]["httpGet"]["port"].string == "admin", "\(probe)")
+        }
+        let annotations = try self.gateway["spec"]["template"]["metadata"]["annotations"]
+        #expect(annotations["prometheus.io/port"].string == String(port))
+        #expect(annotations["prometheus.io/path"].string == "/metrics")
+        let service = try self.object("Service", "storygate")
+        #expect(!service["spec"]["ports"].array.contains { $0["targetPort"].string == "admin" || $0["targetPort"].int == port })
+    }
+
     @Test func theListenPortIsTheContainerPort() throws {
         let port = try #require(try self.config["listen"]["port"].int)
         #expect(try self.gatewayContainer["ports"].array.contains { $0["containerPort"].int == port })

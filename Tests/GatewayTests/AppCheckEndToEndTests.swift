@@ -71,7 +71,7 @@ struct AppCheckEndToEndTests {
                     #expect(response.status == 200, "\(mode) \(header): \(response.text)")
                 }
             }
-            let metrics = try await gateway.get("/metrics").text
+            let metrics = try await gateway.admin("/metrics").text
             if mode == .off {
                 #expect(!metrics.contains("storygate_app_check_results_total{"))
             } else {
@@ -118,7 +118,7 @@ struct AppCheckEndToEndTests {
             }
             #expect(try await gateway.get("/v1/me", headers: Self.headers(.good)).status == 200)
             #expect(standIn.calls.withLock { $0 } == 3)
-            let metrics = try await gateway.get("/metrics").text
+            let metrics = try await gateway.admin("/metrics").text
             #expect(metrics.contains(#"storygate_app_check_results_total{route="me",mode="\#(mode.rawValue)",outcome="replayed"} 1"#))
             #expect(metrics.contains(#"storygate_app_check_results_total{route="me",mode="\#(mode.rawValue)",outcome="valid"} 2"#))
         }

@@ -85,7 +85,7 @@ struct CommandLineTests {
     @Test("a port in use is one line naming the address, exit 2 (dev mode, started outside the repository)")
     func portInUse() async throws {
         try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
-            let result = try await Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "critical"])
+            let result = try await Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "ADMIN_PORT": "off", "LOG_LEVEL": "critical"])
             #expect(result.status == 2)
             #expect(result.error == "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use\n")
         }

@@ -509,7 +509,7 @@ struct DirectPathTests {
     static func countedStallingAnswers(_ gateway: GatewayHarness) async throws -> Double? {
         let key = "storygate_http_requests_total{route=\"/stalling/\",status=\"200\"}"
         for _ in 0..<1000 {
-            if let counted = ObservabilityTests.samples(try await gateway.get("/metrics").text)[key] { return counted }
+            if let counted = ObservabilityTests.samples(try await gateway.admin("/metrics").text)[key] { return counted }
             try await Task.sleep(for: .milliseconds(10))
         }
         return nil

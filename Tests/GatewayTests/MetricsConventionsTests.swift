@@ -23,7 +23,7 @@ struct MetricsConventionsTests {
     func everyFamilyDescribed() async throws {
         try await OpenAIPathEndToEndTests().run { (gateway: GatewayHarness, _) async throws in
             #expect(try await OpenAIPathEndToEndTests().scenes(gateway).status == 200)
-            let text = try await gateway.get("/metrics").text
+            let text = try await gateway.settledMetrics()
             let (typed, described) = Self.families(text)
             for name in ["storygate_openai_tokens_total", "storygate_openai_call_duration_seconds", "storygate_http_requests_total"] {
                 #expect(typed.contains(name), "\(name) is missing")

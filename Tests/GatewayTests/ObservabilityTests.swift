@@ -29,7 +29,7 @@ struct ObservabilityTests {
     @Test("request, auth and rate-limit counters move with the requests; in-flight and certificate metrics are there")
     func countersMove() async throws {
         try await GatewayHarness.run(configure: Self.dev, extraRoutes: [RateLimitEndToEndTests.limitedRoute]) { gateway in
-            let before = Self.samples(try await gateway.get("/metrics").text)
+            let before = Self.samples(try await gateway.settledMetrics())
             #expect(before["storygate_http_requests_total{route=\"healthz\",status=\"200\"}"] ?? 0 >= 0)
             for _ in 0..<3 { #expect(try await gateway.get("/healthz").status == 200) }
             for _ in 0..<2 { #expect(try await gateway.get("/v1/me", headers: [("X-User-Id", "metrics-user")]).status == 200) }
@@ -40,10 +40,11 @@ struct ObservabilityTests {
                 _ = try await gateway.request("POST", "/test/limited", headers: [("X-User-Id", "metrics-limited")], body: [])
             }
 
-            let scrape = try await gateway.get("/metrics")
+            let settled = try await gateway.settledMetrics()
+            let scrape = try await gateway.admin("/metrics")
             #expect(scrape.status == 200)
             #expect(scrape.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
-            let after = Self.samples(scrape.text)
+            let after = Self.samples(settled)
             func delta(_ key: String) -> Double { (after[key] ?? 0) - (before[key] ?? 0) }
             #expect(delta("storygate_http_requests_total{route=\"healthz\",status=\"200\"}") == 3)
             #expect(delta("storygate_http_requests_total{route=\"me\",status=\"200\"}") == 2)
@@ -57,8 +58,8 @@ struct ObservabilityTests {
             #expect(delta("storygate_auth_results_total{result=\"failed\",reason=\"malformed\"}") == 1)
             #expect(delta("storygate_rate_limit_decisions_total{limit=\"story-generation\",decision=\"allowed\"}") == 10)
             #expect(delta("storygate_rate_limit_decisions_total{limit=\"story-generation\",decision=\"limited\"}") == 2)
-            // The scrape itself is in flight while it renders.
-            #expect(after["storygate_http_requests_in_flight"] == 1)
+            // The scrape is on the admin listener: it is not a public request in flight.
+            #expect(after["storygate_http_requests_in_flight"] == 0)
             #expect(after["storygate_cert_fetches_total{project=\"storygate-dev\",result=\"ok\"}"] ?? 0 >= 1)
             #expect(after["storygate_cert_set_age_seconds{project=\"storygate-dev\"}"] ?? -1 >= 0)
         }
@@ -126,7 +127,7 @@ struct ObservabilityTests {
                 for _ in 0..<2 { #expect(try await gateway.get("/open/echo").status == 200) }
                 #expect(try await gateway.get("/slow/hang").status == 504)
                 #expect(try await gateway.get("/down/x").status == 502)
-                let metrics = Self.samples(try await gateway.get("/metrics").text)
+                let metrics = Self.samples(try await gateway.settledMetrics())
                 #expect(metrics["storygate_upstream_duration_seconds_count{route=\"/open/\"}"] == 2)
                 #expect(metrics["storygate_upstream_errors_total{route=\"/slow/\",kind=\"timeout\"}"] == 1)
                 #expect(metrics["storygate_upstream_errors_total{route=\"/down/\",kind=\"unreachable\"}"] == 1)
@@ -139,21 +140,25 @@ struct ObservabilityTests {
         #expect(proxied.allSatisfy { $0.contains("\"upstream\":\"127.0.0.1:") }, "\(proxied)")
     }
 
-    @Test("one listening line, with host and port as fields and the port a JSON number")
+    @Test("one listening line per listener, with host and port as fields and the port a JSON number")
     func listeningLine() async throws {
         let lines = Mutex<[String]>([])
         let logger = Logger(label: "storygate") { label in
             JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
         }
-        let port = Mutex(0)
-        try await GatewayHarness.run(logger: logger) { gateway in port.withLock { $0 = gateway.port } }
+        let ports = Mutex((0, 0))
+        try await GatewayHarness.run(logger: logger) { gateway in ports.withLock { $0 = (gateway.port, gateway.adminPort ?? -1) } }
         let listening = lines.withLock { $0 }.filter { $0.contains("listening") }
-        #expect(listening.count == 1, "\(listening)")
-        let first = try #require(listening.first)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
-        #expect(object["host"] as? String == "127.0.0.1")
-        #expect(object["port"] as? Int == port.withLock { $0 })
-        #expect(object["address"] == nil)
+        #expect(listening.count == 2, "\(listening)")
+        let objects = try listening.map { line in try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        for (listener, port) in [("public", ports.withLock { $0.0 }), ("admin", ports.withLock { $0.1 })] {
+            let lines = objects.filter { $0["listener"] as? String == listener }
+            #expect(lines.count == 1, "\(listening)")
+            let object = try #require(lines.first)
+            #expect(object["host"] as? String == "127.0.0.1")
+            #expect(object["port"] as? Int == port)
+            #expect(object["address"] == nil)
+        }
     }
 
     @Test("numbers and flags in log metadata are JSON numbers and booleans, not strings")

@@ -50,7 +50,7 @@ struct OpenAIPathEndToEndTests {
             mock.faults.enqueue(.status(429, retryAfter: 1), for: .chatCompletions)
             #expect(try await self.scenes(gateway).status == 200)
             #expect(mock.requests.filter { $0.endpoint == .chatCompletions }.count == 2)
-            let metrics = ObservabilityTests.samples(try await gateway.get("/metrics").text)
+            let metrics = ObservabilityTests.samples(try await gateway.settledMetrics())
             #expect(metrics["storygate_openai_retries_total{endpoint=\"chat/completions\"}"] == 1)
             #expect(metrics["storygate_openai_attempt_errors_total{endpoint=\"chat/completions\",status=\"429\"}"] == 1)
             #expect(metrics["storygate_openai_call_duration_seconds_count{endpoint=\"chat/completions\",outcome=\"ok\"}"] == 1)

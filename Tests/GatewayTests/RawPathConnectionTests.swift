@@ -33,7 +33,7 @@ struct RawPathConnectionTests {
     /// A connected channel with only the raw path on it.
     static func connection() throws -> (EmbeddedChannel, EmbeddedEventLoop) {
         let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(handler: RawPathHandler(responder: Self.responder(), limits: Self.limits), loop: loop)
+        let channel = EmbeddedChannel(handler: RawPathHandler(responder: LiveResponder(Self.responder()), limits: Self.limits), loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 4000)).wait()
         return (channel, loop)
     }

@@ -123,7 +123,7 @@ struct S3MediaEndToEndTests {
                 let media = try await gateway.get("/media/0123456789abcdef0123456789abcdef")
                 #expect(media.status == 503 && media.errorCode == "STORAGE_UNAVAILABLE")
                 #expect(try await gateway.get("/readyz").status == 200)
-                let metrics = try await gateway.get("/metrics").text
+                let metrics = try await gateway.settledMetrics()
                 #expect(metrics.contains("storygate_media_store_up 0"), "\(metrics.split(separator: "\n").filter { $0.contains("media_store") })")
                 #expect(metrics.contains("storygate_media_store_requests_total{operation=\"put\",outcome=\"unavailable\"}"))
             }

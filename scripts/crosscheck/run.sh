@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs crosscheck.py (ID tokens) and crosscheck_app_check.py (App Check) in their virtualenv (under .build/, which git ignores) against a built storygate.
 set -euo pipefail
+# The admin listener takes a free port: other gateways may run on this machine.
+export ADMIN_PORT=0
 cd "$(dirname "$0")/../.."
 binary="${1:-.build/debug/storygate}"
 venv=.build/crosscheck-venv

@@ -14,6 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 binary="${1:-.build/debug/storygate}"
+# Several gateways on one machine: each admin listener takes a free port, none the default 9901.
+export ADMIN_PORT=0
 [ -x "$binary" ] || { echo "no storygate binary at $binary" >&2; exit 2; }
 moto_server="${MOTO_SERVER:-.build/moto-venv/bin/moto_server}"
 [ -x "$moto_server" ] || moto_server="$(command -v moto_server || true)"

@@ -11,6 +11,8 @@
 # most audio-synthesis calls while every debug test passed).
 # validate.py runs in its own virtualenv under .build/ (git ignores it). OPENAI_SPEC overrides the spec path.
 set -euo pipefail
+# The admin listener takes a free port: other gateways may run on this machine.
+export ADMIN_PORT=0
 cd "$(dirname "$0")/../.."
 
 venv=.build/openai-conformance-venv

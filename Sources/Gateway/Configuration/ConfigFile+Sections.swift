@@ -12,6 +12,24 @@ extension ConfigFile {
         try listen.assign(&configuration.port, "port") { value throws(ConfigurationError) in try value.integer(in: ConfigurationBounds.port) }
     }
 
+    static func applyAdmin(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
+        let admin = try value.mapping(["host", "port"])
+        var host = configuration.admin?.host ?? AdminListener.defaultHost
+        var port = configuration.admin?.port
+        try admin.assign(&host, "host") { value throws(ConfigurationError) in
+            try value.string("a host name or IP address", isValid: GatewayConfiguration.isValidHost)
+        }
+        try admin.assign(&port, "port") { value throws(ConfigurationError) in
+            if value.node.scalar?.string == "off" { return nil }
+            do {
+                return try value.integer(in: ConfigurationBounds.port)
+            } catch {
+                throw value.error("must be a whole number from 0 to 65535, or off, not \(value.shown)")
+            }
+        }
+        configuration.admin = port.map { AdminListener(host: host, port: $0) }
+    }
+
     static func applyFirebase(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
         let firebase = try value.mapping(["project_id", "project_number", "certs_url", "clock_skew_seconds", "token_cache_size", "app_check"])
         try firebase.assign(&configuration.firebaseProjectID, "project_id") { value throws(ConfigurationError) in

@@ -20,7 +20,7 @@ struct ConfigFile {
 
     /// The keys allowed at the top level.
     static let keys = [
-        "env", "log_level", "access_log", "listen", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
+        "env", "log_level", "access_log", "listen", "admin", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
         "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes",
     ]
     static let maximumBytes = 1 << 20
@@ -94,6 +94,7 @@ struct ConfigFile {
             }
         }
         if let listen = top["listen"] { problems.check { try Self.applyListen(listen, to: &configuration) } }
+        if let admin = top["admin"] { problems.check { try Self.applyAdmin(admin, to: &configuration) } }
         if let firebase = top["firebase"] { problems.check { try Self.applyFirebase(firebase, to: &configuration) } }
         if let dev = top["dev"] { problems.check { try Self.applyDev(dev, to: &configuration) } }
         if let openAI = top["openai"] { problems.check { try Self.applyOpenAI(openAI, to: &configuration) } }

@@ -23,6 +23,11 @@ public enum ConfigurationReference {
         Entry(key: "listen.host", variables: ["HOST"], meaning: "the address to bind (flag `--host`)", defaultValue: "`127.0.0.1`"),
         Entry(key: "listen.port", variables: ["PORT"], meaning: "0 to 65535, 0 picks a free port (flag `--port`)", defaultValue: "`8080`"),
         Entry(
+            key: "admin.host", variables: ["ADMIN_HOST"], meaning: "the admin listener's address (`/metrics`, `/healthz`, `/readyz`, `/config`)",
+            defaultValue: "`127.0.0.1`"
+        ),
+        Entry(key: "admin.port", variables: ["ADMIN_PORT"], meaning: "0 to 65535 (0 picks a free port), or `off`: no admin listener", defaultValue: "`9901`"),
+        Entry(
             key: "firebase.project_id", variables: ["FIREBASE_PROJECT_ID"], meaning: "the Firebase project whose ID tokens are accepted",
             defaultValue: "none; required in prod"
         ),

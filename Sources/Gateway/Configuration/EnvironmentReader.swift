@@ -120,6 +120,29 @@ extension EnvironmentReader {
         }
     }
 
+    /// `ADMIN_HOST` and `ADMIN_PORT` over `current`; `ADMIN_PORT=off` turns the admin listener off.
+    func adminListener(_ current: AdminListener?) throws(ConfigurationError) -> AdminListener? {
+        var problems = ConfigurationProblems()
+        var host = current?.host ?? AdminListener.defaultHost
+        var port = current?.port
+        problems.check { host = try self.string("ADMIN_HOST", default: host, expected: Expected.host, validate: GatewayConfiguration.isValidHost) }
+        if let value = self.raw("ADMIN_PORT") {
+            if value.lowercased() == "off" {
+                port = nil
+            } else if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int(value),
+                ConfigurationBounds.port.contains(number)
+            {
+                port = number
+            } else {
+                problems.check { () throws(ConfigurationError) in
+                    throw ConfigurationError(variable: "ADMIN_PORT", message: "must be a whole number from 0 to 65535, or off, not '\(value.prefix(40))'")
+                }
+            }
+        }
+        try problems.throwIfAny()
+        return port.map { AdminListener(host: host, port: $0) }
+    }
+
     /// `<count>/<seconds>` optionally followed by ` shadow`, or `off` when allowed.
     func optionalRateLimit(_ variable: String, name: String, default defaultValue: RateLimit?, allowOff: Bool = true) throws(ConfigurationError) -> RateLimit? {
         guard let value = self.raw(variable) else { return defaultValue }

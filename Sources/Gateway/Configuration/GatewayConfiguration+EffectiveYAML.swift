@@ -21,6 +21,12 @@ extension GatewayConfiguration {
             ("log_level", Y.string(self.logLevel.rawValue)),
             ("access_log", Y.bool(self.accessLog)),
             ("listen", Y.mapping([("host", Y.string(self.host)), ("port", Y.int(self.port))])),
+            (
+                "admin",
+                Y.mapping([
+                    ("host", Y.string(self.admin?.host ?? AdminListener.defaultHost)), ("port", self.admin.map { Y.int($0.port) } ?? Y.plain("off")),
+                ])
+            ),
             ("firebase", self.firebaseNode),
             ("dev", Y.mapping([("certs_dir", Y.string(self.devCertsDirectory)), ("allow_non_loopback", Y.bool(self.devAllowNonLoopback))])),
             ("openai", self.openAINode),

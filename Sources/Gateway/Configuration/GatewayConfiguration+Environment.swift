@@ -18,6 +18,7 @@ extension GatewayConfiguration {
         var problems = ConfigurationProblems()
         problems.check { self.host = try reader.string("HOST", default: self.host, expected: Expected.host, validate: Self.isValidHost) }
         problems.check { self.port = try reader.integer("PORT", default: self.port, in: ConfigurationBounds.port) }
+        problems.check { self.admin = try reader.adminListener(self.admin) }
         problems.check { self.mode = try reader.choice("ENV", default: self.mode) }
         problems.check { self.firebaseProjectID = try reader.optionalString("FIREBASE_PROJECT_ID", expected: Expected.projectID, validate: Self.isValidProjectID) ?? self.firebaseProjectID }
         problems.check { self.firebaseCertsURL = try reader.url("FIREBASE_CERTS_URL", default: self.firebaseCertsURL, expected: Expected.certsURL, validate: Self.isAllowedCertsURL) }

@@ -19,6 +19,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     public var host = "127.0.0.1"
     public var port = 8080
+    /// The admin listener (`/metrics`, `/healthz`, `/readyz`, `/config`); nil: off.
+    public var admin: AdminListener? = AdminListener()
     public var mode = Mode.prod
     public var firebaseProjectID: String?
     public var firebaseCertsURL = Self.googleCertsURL
@@ -69,6 +71,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         problems.check { try self.validateLimitCosts() }
         problems.check { try self.validateMode() }
         problems.check { try self.validateAppCheck() }
+        problems.check { try self.validateAdmin() }
         try problems.throwIfAny()
     }
 
@@ -89,6 +92,15 @@ public struct GatewayConfiguration: Sendable, Equatable {
                 )
             }
         }
+    }
+
+    /// The two listeners cannot share a fixed port on one address.
+    private func validateAdmin() throws(ConfigurationError) {
+        guard let admin, admin.port != 0, admin.port == self.port, admin.host == self.host else { return }
+        throw ConfigurationError(
+            variable: "ADMIN_PORT",
+            message: "must differ from PORT (both are \(self.port) on \(self.host)): use another port, 0 for a free one, or off"
+        )
     }
 
     /// A request whose cost is over its limit's capacity could never pass (and `Retry-After` would promise a time

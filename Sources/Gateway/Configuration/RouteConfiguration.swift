@@ -68,7 +68,8 @@ public struct RouteConfiguration: Sendable, Equatable {
         self.appCheckConsume = appCheckConsume
     }
 
-    /// The built-in table: the five functions, `/media/`, `/v1/me`, `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`.
+    /// The built-in table: the five functions, `/media/`, `/v1/me`, `/healthz`, `/readyz`, `/openapi.yaml`. `/metrics` is
+    /// on the admin listener; a route with `builtin: metrics` serves it on the public one too.
     public static let defaults: [RouteConfiguration] =
         BuiltinHandler.functions.map { handler in
             RouteConfiguration(
@@ -80,7 +81,6 @@ public struct RouteConfiguration: Sendable, Equatable {
             RouteConfiguration(path: .exact("/v1/me"), target: .builtin(.me), auth: .required),
             RouteConfiguration(path: .exact("/healthz"), target: .builtin(.healthz), auth: .none),
             RouteConfiguration(path: .exact("/readyz"), target: .builtin(.readyz), auth: .none),
-            RouteConfiguration(path: .exact("/metrics"), target: .builtin(.metrics), auth: .none),
             RouteConfiguration(path: .exact("/openapi.yaml"), target: .builtin(.openapi), auth: .none),
         ]
 }

@@ -47,7 +47,7 @@ tags:
   - name: identity
     description: Who the gateway thinks the caller is.
   - name: operations
-    description: Health, readiness, metrics and this document.
+    description: Health, readiness and this document (the metrics are on the admin listener).
 
 x-error-codes:
   - status: 400
@@ -500,31 +500,6 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
         '500': {$ref: '#/components/responses/HeadError'}
         '503': {$ref: '#/components/responses/HeadError'}
-
-  /metrics:
-    get:
-      tags: [operations]
-      operationId: getMetrics
-      summary: Metrics in the Prometheus text exposition format.
-      responses:
-        '200':
-          description: The metrics.
-          headers:
-            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-          content:
-            text/plain:
-              schema: {type: string}
-        '500': {$ref: '#/components/responses/InternalError'}
-    head:
-      tags: [operations]
-      operationId: headMetrics
-      summary: Metrics, without a body.
-      responses:
-        '200':
-          description: The metrics exist.
-          headers:
-            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-        '500': {$ref: '#/components/responses/HeadError'}
 
   /openapi.yaml:
     get:

@@ -10,14 +10,25 @@ public struct JSONLogHandler: LogHandler {
     public typealias Sink = @Sendable (String) -> Void
 
     public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level
+    /// The setting's level, until this handler's own is set (``Logger/atLeast(_:)`` pins one logger's).
+    public var logLevel: Logger.Level {
+        get { self.ownLevel ?? self.setting.level }
+        set { self.ownLevel = newValue }
+    }
+    private var ownLevel: Logger.Level?
+    private let setting: LogLevelSetting
     private let label: String
     /// nil: standard error, through ``LogLineWriter/standardError``.
     private let sink: Sink?
 
     public init(label: String, level: Logger.Level = .info, sink: Sink? = nil) {
+        self.init(label: label, setting: LogLevelSetting(level), sink: sink)
+    }
+
+    /// A handler whose level follows `setting` (a reload changes it for every logger at once).
+    public init(label: String, setting: LogLevelSetting, sink: Sink? = nil) {
         self.label = label
-        self.logLevel = level
+        self.setting = setting
         self.sink = sink
     }
 

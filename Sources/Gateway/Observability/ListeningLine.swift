@@ -1,10 +1,11 @@
 import Logging
 import NIOCore
 
-/// The one "listening" line a listener logs at start, with the bound `host` and `port` as separate fields.
+/// The one "listening" line each listener logs at start, with the bound `host` and `port` as separate fields and
+/// which listener it is (`public` or `admin`).
 enum ListeningLine {
-    static func metadata(_ address: SocketAddress?) -> Logger.Metadata {
-        ["host": .string(address?.ipAddress ?? "?"), "port": .stringConvertible(address?.port ?? 0)]
+    static func metadata(_ address: SocketAddress?, listener: String = "public") -> Logger.Metadata {
+        ["listener": .string(listener), "host": .string(address?.ipAddress ?? "?"), "port": .stringConvertible(address?.port ?? 0)]
     }
 
     /// The logger HummingbirdCore's server gets: its own "Server started and listening" line at info would repeat

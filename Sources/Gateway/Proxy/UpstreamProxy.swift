@@ -26,6 +26,14 @@ public struct UpstreamProxy: Service {
     /// - Throws: when a configured identity or assertion header is not a valid field name, or the assertion
     ///   secret is shorter than 32 bytes.
     init(settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int, metrics: GatewayMetrics, logger: Logger) throws(ConfigurationError) {
+        try self.init(
+            settings: settings, trustedProxies: trustedProxies, defaultMaxBodyBytes: defaultMaxBodyBytes, pools: Pools(), metrics: metrics, logger: logger
+        )
+    }
+
+    private init(
+        settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int, pools: Pools, metrics: GatewayMetrics, logger: Logger
+    ) throws(ConfigurationError) {
         self.metrics = metrics
         self.settings = settings
         self.trustedProxies = trustedProxies
@@ -39,7 +47,22 @@ public struct UpstreamProxy: Service {
         self.assertionHeader = try IdentityAssertionVerifier.headerName(settings.assertionHeader)
         self.assertion = try IdentityAssertionVerifier(settings: settings)
         self.logger = logger
-        self.pools = Pools()
+        self.pools = pools
+    }
+
+    /// This proxy with a reloaded configuration's header rules and keys, on the same connection pools: an upstream
+    /// that stays keeps its connections. (The pools' own settings, timeouts and sizes, need a restart.)
+    func reconfigured(settings: ProxySettings, trustedProxies: [IPAddressRange], defaultMaxBodyBytes: Int) throws(ConfigurationError) -> UpstreamProxy {
+        try UpstreamProxy(
+            settings: settings, trustedProxies: trustedProxies, defaultMaxBodyBytes: defaultMaxBodyBytes, pools: self.pools,
+            metrics: self.metrics, logger: self.logger
+        )
+    }
+
+    /// Closes the pools of upstreams no route names any more: their idle connections now, the others once the
+    /// requests on them are done.
+    func retire(keeping upstreams: [UpstreamURL]) {
+        self.pools.retire(keeping: Set(upstreams.map(Pools.key)))
     }
 
     /// The route's async handler (any request), and the route as the direct path forwards its body-less requests.
@@ -79,8 +102,12 @@ public struct UpstreamProxy: Service {
     private final class Pools: Sendable {
         private let pools = Mutex<[String: (async: UpstreamPool, direct: DirectUpstreamPool)]>([:])
 
+        static func key(_ upstream: UpstreamURL) -> String {
+            "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
+        }
+
         func pools(for upstream: UpstreamURL, settings: ProxySettings) throws -> (async: UpstreamPool, direct: DirectUpstreamPool) {
-            let key = "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
+            let key = Self.key(upstream)
             if let pools = self.pools.withLock({ $0[key] }) { return pools }
             let connectTimeout = TimeAmount.interval(seconds: settings.connectTimeoutSeconds)
             let idleTimeout = TimeAmount.interval(seconds: settings.idleTimeoutSeconds)
@@ -96,6 +123,18 @@ public struct UpstreamProxy: Service {
                 if let existing = pools[key] { return existing }
                 pools[key] = (asyncPool, directPool)
                 return (asyncPool, directPool)
+            }
+        }
+
+        func retire(keeping keys: Set<String>) {
+            let retired = self.pools.withLock { pools in
+                let gone = pools.filter { !keys.contains($0.key) }
+                for key in gone.keys { pools[key] = nil }
+                return Array(gone.values)
+            }
+            for (asyncPool, directPool) in retired {
+                asyncPool.shutdown()
+                directPool.shutdown()
             }
         }
 

@@ -28,7 +28,7 @@ final class EventLoopTaskExecutor: TaskExecutor {
 struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
-    let responder: GatewayResponder
+    let responder: LiveResponder
     /// nil (tests only): every connection is the task's from the start.
     let raw: RawPathHandler.Limits?
 

@@ -13,23 +13,30 @@ public struct GatewayApplication: Sendable {
     public let configuration: GatewayConfiguration
     public let curl: CurlClient
     public let certificateStores: [CertificateStore]
+    /// The authenticator, rate limiter and AI provider the gateway started with (a reload builds new ones).
     public let authenticator: Authenticator
     public let rateLimiter: RateLimiter
     /// OpenAI over libcurl, or the offline provider (dev without a key).
     public let provider: any AIProvider
     public let media: any MediaStore
     public let server: GatewayServer
+    /// The admin listener (`/metrics`, `/healthz`, `/readyz`, `/config`); nil when `ADMIN_PORT=off`.
+    public let admin: AdminServer?
     public let proxy: UpstreamProxy
     /// The application's metrics registry (served at `/metrics`).
     public let metrics: GatewayMetrics
     /// Set when graceful shutdown starts (`/readyz` is 503 from then on).
     public let drain = DrainState()
     private let backgroundServices: [any Service]
+    private let reloader: GatewayReloader
     private let logger: Logger
 
     /// - Parameters:
     ///   - extraRoutes: routes added to the built-in table (an embedding application's own handlers).
     ///   - onServerRunning: called with the bound port once the listener is up (tests bind port 0).
+    ///   - onAdminRunning: the same for the admin listener.
+    ///   - source: where the configuration was read from, read again by ``reload()`` (nil: nothing to reload).
+    ///   - logLevel: the level the process's log handlers follow, which a reload sets (nil: loggers keep theirs).
     ///   - metrics: the registry to count in (a new one by default).
     ///   - accessLogger: where the per-request lines go (default: `logger`); `configuration.accessLog` false turns them off.
     ///   - accessLogOutput: overrides `accessLogger` (`storygate serve` writes the lines as JSON straight to standard error).
@@ -44,7 +51,10 @@ public struct GatewayApplication: Sendable {
         accessLogger: Logger? = nil,
         accessLogOutput: AccessLogOutput? = nil,
         googleAccessToken: (@Sendable () async throws -> String)? = nil,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        source: ConfigurationSource? = nil,
+        logLevel: LogLevelSetting? = nil
     ) throws(ConfigurationError) {
         try configuration.validateForStart(extraRoutes: extraRoutes)
         self.configuration = configuration
@@ -68,10 +78,6 @@ public struct GatewayApplication: Sendable {
         self.certificateStores = projects.map(\.certificates) + (appCheck.map { [$0.keys] } ?? [])
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
-        self.authenticator = Authenticator(
-            tokens: tokens, trustUserIDHeader: configuration.mode == .dev, failureLimiter: failureLimiter,
-            assertions: configuration.proxy.acceptAssertions ? try IdentityAssertionVerifier(settings: configuration.proxy) : nil
-        )
 
         // Rate limits: in memory, or Redis shared by every gateway with a local bucket behind it.
         let localBuckets = InMemoryRateLimitStore()
@@ -103,22 +109,7 @@ public struct GatewayApplication: Sendable {
         } else {
             store = localBuckets
         }
-        self.rateLimiter = RateLimiter(limits: configuration.rateLimits, store: store, metrics: metrics, logger: logger)
         self.backgroundServices = background
-
-        // The AI functions: OpenAI when a key is configured; in dev without one, the offline provider.
-        if let key = configuration.openAIAPIKey {
-            var openAI = OpenAIConfiguration(apiKey: APIKey(key.value), baseURL: configuration.openAIBaseURL)
-            if let seconds = configuration.openAITimeoutSeconds { openAI.deadlines = .all(.seconds(seconds)) }
-            self.provider = OpenAIClient(configuration: openAI, http: self.curl, logger: logger, metricsFactory: metrics.factory)
-        } else if configuration.mode == .dev {
-            self.provider = OfflineProvider()
-        } else {
-            throw ConfigurationError(
-                variable: "OPENAI_API_KEY",
-                message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
-            )
-        }
         // Media: on this replica's disk, or in an S3 bucket every replica shares (on the same libcurl client).
         var mediaDelivery = MediaHandler.Delivery.proxy
         if let s3 = try configuration.media.s3Settings() {
@@ -131,55 +122,70 @@ public struct GatewayApplication: Sendable {
         } else {
             self.media = FileMediaStore(directory: configuration.mediaDirectory)
         }
-        let functions = StoryFunctionsService(
-            provider: self.provider, media: self.media, models: configuration.models, logger: logger, metricsFactory: metrics.factory
-        )
-
         self.proxy = try UpstreamProxy(
             settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
             defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
-        let builder = RouteBuilder(
-            functions: functions, media: self.media, mediaDelivery: mediaDelivery,
-            isReady: { [requiredRedis, drain] in
-                !drain.isDraining && tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
-            },
-            metrics: MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover),
-            openAPI: OpenAPIHandler.handler(),
-            proxy: self.proxy, limits: configuration.server,
-            appCheck: appCheck.map { ($0.gate, configuration) }
+        let isReady: @Sendable () -> Bool = { [requiredRedis, drain] in
+            !drain.isDraining && tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+        }
+        let metricsHandler = MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover)
+        // What a configuration decides on the request path, built now and again on each reload.
+        let builder = RequestPathBuilder(
+            tokens: tokens, failureLimiter: failureLimiter, store: store, curl: self.curl, media: self.media,
+            mediaDelivery: mediaDelivery, isReady: isReady, metricsHandler: metricsHandler, openAPIHandler: OpenAPIHandler.handler(),
+            proxy: self.proxy, extraRoutes: extraRoutes, metrics: metrics,
+            accessLogOutput: accessLogOutput ?? .logger(accessLogger ?? logger), logger: logger, appCheck: appCheck
         )
-        let routes = RouteTable(configuration.routes.map(builder.route) + extraRoutes)
-        for route in routes.routes {
-            guard let rule = route.rateLimit else { continue }
-            guard self.rateLimiter.limits[rule.name] != nil else {
-                throw ConfigurationError(variable: "routes", message: "route \(route.name) names an unknown rate limit '\(rule.name)'")
-            }
-            guard route.auth == .required else {
-                throw ConfigurationError(variable: "routes", message: "route \(route.name) has a per-user rate limit, so it needs auth: required")
-            }
+        let path = try builder.build(configuration, previous: nil)
+        self.authenticator = path.authenticator
+        self.rateLimiter = path.rateLimiter
+        self.provider = path.provider
+        let live = LiveResponder(path.responder)
+        let reloader = GatewayReloader(source: source, builder: builder, initial: path, live: live, logLevel: logLevel, logger: logger)
+        self.reloader = reloader
+        self.admin = configuration.admin.map { admin in
+            AdminServer(
+                host: admin.host, port: admin.port,
+                handlers: AdminServer.handlers(
+                    metrics: metricsHandler, ready: SystemHandlers.ready(isReady: isReady),
+                    configText: { try reloader.configuration.effectiveYAML() }
+                ),
+                logger: logger, onServerRunning: onAdminRunning
+            )
         }
         self.server = GatewayServer(
             host: configuration.host,
             port: configuration.port,
             limits: configuration.server,
-            responder: GatewayResponder(
-                routes: routes, authenticator: self.authenticator, rateLimiter: self.rateLimiter,
-                trustedProxies: configuration.trustedProxies, metrics: metrics,
-                accessLog: configuration.accessLog ? AccessLog(output: accessLogOutput ?? .logger(accessLogger ?? logger)) : nil, logger: logger
-            ),
+            responder: live,
             drain: self.drain,
             logger: logger,
             onServerRunning: onServerRunning
         )
     }
 
-    /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
-    public var services: [any Service] {
-        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + [self.server]
+    /// The configuration in effect: the one the gateway started with, as the last reload changed it.
+    public var currentConfiguration: GatewayConfiguration {
+        self.reloader.configuration
     }
 
-    /// Runs until SIGTERM or SIGINT, then shuts down gracefully.
+    /// Reads the configuration again from its source and applies what can change without a restart (SIGHUP does
+    /// this): routes, rate limits, log level and access log, trusted proxies, OpenAI settings and key, the proxy's
+    /// identity headers and assertion keys. Connections stay open and take up the new configuration at their next
+    /// request. An invalid configuration is refused, logged, and the running one keeps serving.
+    @discardableResult
+    public func reload() -> ReloadOutcome {
+        self.reloader.reload()
+    }
+
+    /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
+    /// The admin listener stops after the public one: it can be scraped while requests drain.
+    public var services: [any Service] {
+        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + (self.admin.map { [$0] } ?? []) + [self.server]
+    }
+
+    /// Runs until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads the configuration (``reload()``).
     public func run() async throws {
         let build = BuildInfo.current
         self.logger.notice("storygate starting", metadata: ["version": "\(build.version)", "commit": "\(build.commit ?? "unknown")"])
@@ -197,8 +203,10 @@ public struct GatewayApplication: Sendable {
                 "DEV MODE: X-User-Id is trusted without a token and the dev certificate in \(self.configuration.devCertsDirectory) is trusted for project \(GatewayConfiguration.devProjectID). Never run dev mode in production."
             )
         }
+        // SIGHUP reloads the configuration; the reload service stops first.
+        let reloads = await ReloadSignalService.trapping { [reloader] in _ = reloader.reload() }
         var configuration = ServiceGroupConfiguration(
-            services: self.services.map { .init(service: $0) },
+            services: (self.services + [reloads]).map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: self.logger
         )

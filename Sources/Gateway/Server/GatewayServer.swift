@@ -11,7 +11,8 @@ public struct GatewayServer: Service {
     let host: String
     let port: Int
     let limits: ServerLimits
-    let responder: GatewayResponder
+    /// The responder, replaced whole by a reload.
+    let responder: LiveResponder
     let drain: DrainState
     let logger: Logger
     let onServerRunning: @Sendable (Int) async -> Void
@@ -25,12 +26,12 @@ public struct GatewayServer: Service {
         let bodyTimeout = TimeAmount.interval(seconds: limits.bodyTimeoutSeconds)
         let http1 = HTTP1Channel(
             responder: { request, writer, channel in
-                try await responder.respond(to: request, writer: writer, channel: channel)
+                try await responder.current().respond(to: request, writer: writer, channel: channel)
             },
             configuration: .init(
                 additionalChannelHandlers: [
                     ClientCloseWatcher(),
-                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, requestIDs: responder.requestIDs),
+                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, requestIDs: responder.current().requestIDs),
                 ],
                 idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
                 httpDecoderConfiguration: .init(

@@ -31,7 +31,10 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         var idleTimeout: TimeAmount
     }
 
-    private let responder: GatewayResponder
+    /// The responder of the current configuration, taken again when a reload has published another.
+    private var responder: GatewayResponder
+    private let live: LiveResponder
+    private var generation: Int
     private let limits: Limits
     private var context: ChannelHandlerContext?
     /// The peer's address as text, for every request on the connection (formatting it is not free).
@@ -75,8 +78,11 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     /// a larger one goes to the general parser, which streams it.
     static let maxInlineBody = 16 * 1024
 
-    init(responder: GatewayResponder, limits: Limits) {
-        self.responder = responder
+    init(responder: LiveResponder, limits: Limits) {
+        let published = responder.load()
+        self.live = responder
+        self.responder = published.responder
+        self.generation = published.generation
         self.limits = limits
     }
 
@@ -219,9 +225,8 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 }
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
             }
-            let start = self.responder.directStart(
-                head, authorization: authorization, body: body, channel: context.channel, peer: self.peer
-            )
+            if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
+            let start = self.responder.directStart(head, authorization: authorization, body: body, channel: context.channel, peer: self.peer)
             if case .handOn = start {
                 self.handOver(context)
                 return

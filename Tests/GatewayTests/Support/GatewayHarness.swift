@@ -10,6 +10,8 @@ import TestSupport
 /// A real gateway on a real socket (port 0), with a local x509 cert server, and a libcurl client to call it.
 struct GatewayHarness: Sendable {
     let port: Int
+    /// The admin listener's port (the harness binds it to port 0); nil when a test turned it off.
+    let adminPort: Int?
     let client: CurlClient
     let application: GatewayApplication
     let certServer: LocalHTTPServer
@@ -37,6 +39,8 @@ struct GatewayHarness: Sendable {
         logger: Logger = Self.logger,
         waitUntilReady: Bool = true,
         googleAccessToken: (@Sendable () async throws -> String)? = nil,
+        source: ConfigurationSource? = nil,
+        logLevel: LogLevelSetting? = nil,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
         try await withLocalHTTPServer({ request in certificates.respond(to: request) }) { certServer in
@@ -52,11 +56,16 @@ struct GatewayHarness: Sendable {
             let mediaDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storygate-media-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: mediaDirectory) }
             configuration.mediaDirectory = mediaDirectory
+            configuration.admin = AdminListener(port: 0)
             configure(&configuration)
+            // A gateway started from a config file (and reloadable from it) is configured by the file alone.
+            if let source { configuration = try source.load() }
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+            let (adminPorts, adminPortContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
                 configuration: configuration, logger: logger, certificatePolicy: policy, extraRoutes: extraRoutes,
-                accessLogger: accessLogger, googleAccessToken: googleAccessToken, onServerRunning: { portContinuation.yield($0) }
+                accessLogger: accessLogger, googleAccessToken: googleAccessToken, onServerRunning: { portContinuation.yield($0) },
+                onAdminRunning: { adminPortContinuation.yield($0) }, source: source, logLevel: logLevel
             )
             let client = CurlClient(logger: Self.logger)
             // The client runs apart and stops only once the body is done: a test that shuts the gateway down while a
@@ -68,12 +77,15 @@ struct GatewayHarness: Sendable {
                 tasks.addTask { try await group.run() }
                 tasks.addTask { try await clientGroup.run() }
                 var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next() else {
+                var adminIterator = adminPorts.makeAsyncIterator()
+                let port = await iterator.next()
+                let adminPort = application.admin == nil ? nil : await adminIterator.next()
+                guard let port, application.admin == nil || adminPort != nil else {
                     await clientGroup.triggerGracefulShutdown()
                     throw HarnessError(description: "the gateway did not start")
                 }
                 let harness = GatewayHarness(
-                    port: port, client: client, application: application, certServer: certServer, certificates: certificates,
+                    port: port, adminPort: adminPort, client: client, application: application, certServer: certServer, certificates: certificates,
                     triggerShutdown: { await group.triggerGracefulShutdown() }
                 )
                 do {
@@ -115,6 +127,24 @@ struct GatewayHarness: Sendable {
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> CurlResponse {
         try await self.request("GET", path, headers: headers)
+    }
+
+    /// The admin listener's `/metrics` once no request is in flight on the public one. A request is counted after
+    /// its answer is written, so a scrape on another connection could otherwise come before the count (bounded).
+    func settledMetrics() async throws -> String {
+        var text = ""
+        for _ in 0..<500 {
+            text = try await self.admin("/metrics").text
+            if text.contains("\nstorygate_http_requests_in_flight 0.0\n") { return text }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw HarnessError(description: "requests stayed in flight: \(text.split(separator: "\n").filter { $0.contains("in_flight") })")
+    }
+
+    /// A GET on the admin listener.
+    func admin(_ path: String) async throws -> CurlResponse {
+        guard let adminPort else { throw HarnessError(description: "the admin listener is off") }
+        return try await self.client.execute(CurlRequest(url: "http://127.0.0.1:\(adminPort)\(path)", method: "GET", timeout: .seconds(10)))
     }
 
     func me(token: String) async throws -> CurlResponse {
