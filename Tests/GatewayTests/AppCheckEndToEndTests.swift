@@ -90,6 +90,16 @@ struct AppCheckEndToEndTests {
             let response = try await gateway.get("/v1/me", headers: Self.headers(.good, idToken: "not-a-token"))
             #expect(response.status == 401)
             #expect(response.errorCode == "UNAUTHENTICATED")
+            // The two caches are apart: an App Check token just verified is no ID token, and the reverse.
+            let appCheckToken = TokenFactory().appCheckToken(now: WallClock.now())
+            let idToken = TokenFactory().token(now: WallClock.now())
+            let verified = try await gateway.get("/v1/me", headers: [("Authorization", "Bearer " + idToken), ("X-Firebase-AppCheck", appCheckToken)])
+            #expect(verified.status == 200)
+            let swapped = try await gateway.get("/v1/me", headers: [("Authorization", "Bearer " + appCheckToken), ("X-Firebase-AppCheck", idToken)])
+            #expect(swapped.status == 401)
+            #expect(swapped.errorCode == "UNAUTHENTICATED")
+            let appCheckAsIDToken = try await gateway.get("/v1/me", headers: [("Authorization", "Bearer " + idToken), ("X-Firebase-AppCheck", idToken)])
+            #expect(appCheckAsIDToken.errorCode == "APP_CHECK_FAILED")
         }
     }
 
