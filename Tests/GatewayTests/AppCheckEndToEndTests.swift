@@ -2,6 +2,7 @@ import CurlHTTP
 import Foundation
 import Gateway
 import IDTokens
+import Logging
 import Synchronization
 import Testing
 import TestSupport
@@ -19,7 +20,7 @@ struct AppCheckEndToEndTests {
     /// Runs `body` against a gateway with App Check in `mode`, its JWKS and API on local servers.
     func withGateway(
         mode: AppCheckSettings.Mode, jwks: JWKSEndpoint = JWKSEndpoint([(TestKeys.primaryKeyID, TestKeys.primary)]),
-        waitUntilReady: Bool = true,
+        waitUntilReady: Bool = true, accessLogger: Logger? = nil,
         meMode: AppCheckSettings.Mode? = nil, meConsumes: Bool = false,
         _ body: @Sendable (GatewayHarness, AppCheckAPIStandIn) async throws -> Void
     ) async throws {
@@ -37,7 +38,7 @@ struct AppCheckEndToEndTests {
                             configuration.routes[index].appCheckConsume = meConsumes
                         }
                     },
-                    policy: CertificateEndEndPolicy.fastRetry, waitUntilReady: waitUntilReady,
+                    policy: CertificateEndEndPolicy.fastRetry, accessLogger: accessLogger, waitUntilReady: waitUntilReady,
                     googleAccessToken: { AppCheckAPIStandIn.accessToken }
                 ) { gateway in
                     try await body(gateway, standIn)
@@ -161,6 +162,26 @@ struct AppCheckEndToEndTests {
         }
     }
 }
+
+extension AppCheckEndToEndTests {
+    @Test("the access log carries the App Check outcome on routes with App Check on, and nothing elsewhere")
+    func accessLog() async throws {
+        let lines = Mutex<[String]>([])
+        let accessLogger = Logger(label: "storygate.access") { label in
+            JSONLogHandler(label: label, level: .info, sink: { line in lines.withLock { $0.append(line) } })
+        }
+        try await self.withGateway(mode: .monitor, accessLogger: accessLogger) { gateway, _ in
+            for header in Header.allCases { _ = try await gateway.get("/v1/me", headers: Self.headers(header)) }
+            _ = try await gateway.get("/healthz")
+        }
+        let objects = try lines.withLock { $0 }.filter { $0.contains("\"message\":\"request\"") && !$0.contains("\"/readyz\"") }.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(objects.map { $0["app_check"] as? String } == ["missing", "wrong_audience", "valid", nil])
+        #expect(objects.map { $0["status"] as? Int } == [200, 200, 200, 200])
+    }
+}
+
 
 enum CertificateEndEndPolicy {
     /// Short backoffs, so a JWKS that recovers is fetched again within the harness's bounded wait.

@@ -93,8 +93,13 @@ struct AppCheckGateTests {
     }
 
     static func code(_ verdict: AppCheckGate.Verdict?) -> String? {
-        guard case .refuse(let error)? = verdict else { return nil }
+        guard let error = verdict?.refusal else { return nil }
         return "\(error.status.code) \(error.code)"
+    }
+
+    /// Whether the step let the request on.
+    static func passes(_ verdict: AppCheckGate.Verdict?) -> Bool {
+        verdict != nil && verdict?.refusal == nil
     }
 
     @Test("off never reads the header; monitor lets every request through; enforce refuses missing and bad tokens")
@@ -104,25 +109,27 @@ struct AppCheckGateTests {
             let expired = [Self.token(setting: ["exp": "1000", "iat": "900"])]
             let missing: [Substring] = []
             for values in [good, expired, missing] {
-                #expect(gate.checkNow(values, policy: Self.policy(.off)) == .pass)
-                #expect(gate.checkNow(values, policy: Self.policy(.monitor)) == .pass)
-                #expect(await gate.check(values, policy: Self.policy(.monitor)) == .pass)
+                #expect(Self.passes(gate.checkNow(values, policy: Self.policy(.off))))
+                #expect(Self.passes(gate.checkNow(values, policy: Self.policy(.monitor))))
+                #expect(Self.passes(await gate.check(values, policy: Self.policy(.monitor))))
             }
-            #expect(gate.checkNow(good, policy: Self.policy(.enforce)) == .pass)
+            #expect(Self.passes(gate.checkNow(good, policy: Self.policy(.enforce))))
             #expect(Self.code(gate.checkNow(missing, policy: Self.policy(.enforce))) == "401 APP_CHECK_FAILED")
             #expect(Self.code(gate.checkNow([""], policy: Self.policy(.enforce))) == "401 APP_CHECK_FAILED")
             let refused = gate.checkNow(expired, policy: Self.policy(.enforce))
             #expect(Self.code(refused) == "401 APP_CHECK_FAILED")
-            if case .refuse(let error)? = refused {
-                #expect(error.message == "The App Check token has expired.")
-                #expect(error.reason == "app_check_expired")
-            }
+            #expect(refused?.refusal?.message == "The App Check token has expired.")
+            #expect(refused?.refusal?.reason == "app_check_expired")
+            #expect(refused?.outcome == "expired")
+            #expect(gate.checkNow(good, policy: Self.policy(.monitor))?.outcome == "valid")
+            #expect(gate.checkNow(missing, policy: Self.policy(.monitor))?.outcome == "missing")
+            #expect(gate.checkNow(good, policy: Self.policy(.off))?.outcome == "off")
             #expect(Self.code(gate.checkNow(good + good, policy: Self.policy(.enforce))) == "401 APP_CHECK_FAILED")
             #expect(Self.code(await gate.check(missing, policy: Self.policy(.enforce))) == "401 APP_CHECK_FAILED")
             let text = String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self)
-            #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="monitor",outcome="valid"} 2"#))
+            #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="monitor",outcome="valid"} 3"#))
             #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="monitor",outcome="expired"} 2"#))
-            #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="monitor",outcome="missing"} 2"#))
+            #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="monitor",outcome="missing"} 3"#))
             #expect(text.contains(#"storygate_app_check_results_total{route="story-generation",mode="enforce",outcome="missing"} 3"#))
             #expect(!text.contains(#"mode="off""#))
         }
@@ -142,9 +149,9 @@ struct AppCheckGateTests {
         try await self.withGate { gate, standIn, metrics in
             let token = [Self.token()]
             #expect(gate.checkNow(token, policy: Self.policy(.enforce, consume: true)) == nil)
-            #expect(await gate.check(token, policy: Self.policy(.enforce, consume: true)) == .pass)
+            #expect(Self.passes(await gate.check(token, policy: Self.policy(.enforce, consume: true))))
             #expect(Self.code(await gate.check(token, policy: Self.policy(.enforce, consume: true))) == "401 APP_CHECK_REPLAYED")
-            #expect(await gate.check(token, policy: Self.policy(.monitor, consume: true)) == .pass)
+            #expect(Self.passes(await gate.check(token, policy: Self.policy(.monitor, consume: true))))
             #expect(standIn.calls.withLock { $0 } == 3)
             // A token refused by the rules is never sent to Google.
             #expect(Self.code(await gate.check([Self.token(setting: ["aud": "[]"])], policy: Self.policy(.enforce, consume: true))) == "401 APP_CHECK_FAILED")
@@ -160,7 +167,7 @@ struct AppCheckGateTests {
         try await self.withGate { gate, standIn, _ in
             standIn.failing.withLock { $0 = true }
             #expect(Self.code(await gate.check([Self.token()], policy: Self.policy(.enforce, consume: true))) == "503 UNAVAILABLE")
-            #expect(await gate.check([Self.token()], policy: Self.policy(.monitor, consume: true)) == .pass)
+            #expect(Self.passes(await gate.check([Self.token()], policy: Self.policy(.monitor, consume: true))))
         }
         try await self.withGate(withConsumer: false) { gate, _, _ in
             #expect(Self.code(await gate.check([Self.token()], policy: Self.policy(.enforce, consume: true))) == "503 UNAVAILABLE")

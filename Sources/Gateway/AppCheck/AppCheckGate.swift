@@ -18,9 +18,15 @@ final class AppCheckGate: Sendable {
         let consume: Bool
     }
 
-    enum Verdict: Sendable, Equatable {
-        case pass
-        case refuse(GatewayError)
+    /// What the step decided, and the outcome for the metrics and the access log (`valid`, `missing`, `replayed`,
+    /// `consume_unavailable`, or the rule that failed); `off` when App Check is off on the route.
+    struct Verdict: Sendable, Equatable {
+        /// The refusal in `enforce`; nil lets the request on.
+        let refusal: GatewayError?
+        let outcome: String
+
+        static func pass(_ outcome: String) -> Verdict { Verdict(refusal: nil, outcome: outcome) }
+        static func refuse(_ error: GatewayError, _ outcome: String) -> Verdict { Verdict(refusal: error, outcome: outcome) }
     }
 
     let authenticator: AppCheckAuthenticator
@@ -41,7 +47,7 @@ final class AppCheckGate: Sendable {
     /// - Parameters:
     ///   - values: every `X-Firebase-AppCheck` field value of the request (more than one is a failure).
     func checkNow(_ values: [Substring], policy: Policy) -> Verdict? {
-        guard policy.mode != .off else { return .pass }
+        guard policy.mode != .off else { return .pass("off") }
         let token: Substring
         switch self.token(values, policy: policy) {
         case .success(let found): token = found
@@ -55,13 +61,12 @@ final class AppCheckGate: Sendable {
             return self.failed(error, policy: policy)
         }
         if policy.consume { return nil }
-        self.metrics.record(route: policy.route, mode: policy.mode, outcome: .valid)
-        return .pass
+        return self.settle(.valid, policy: policy)
     }
 
     /// The verdict, suspending to refetch the JWKS for an unknown `kid` or to consume the token.
     func check(_ values: [Substring], policy: Policy) async -> Verdict {
-        guard policy.mode != .off else { return .pass }
+        guard policy.mode != .off else { return .pass("off") }
         let token: Substring
         switch self.token(values, policy: policy) {
         case .success(let found): token = found
@@ -75,15 +80,13 @@ final class AppCheckGate: Sendable {
         if policy.consume {
             return await self.consume(token, policy: policy)
         }
-        self.metrics.record(route: policy.route, mode: policy.mode, outcome: .valid)
-        return .pass
+        return self.settle(.valid, policy: policy)
     }
 
     /// The one token of the request, or the verdict on a request without exactly one.
     private func token(_ values: [Substring], policy: Policy) -> Result<Substring, VerdictBox> {
         guard let value = values.first, !value.isEmpty else {
-            self.metrics.record(route: policy.route, mode: policy.mode, outcome: .missing)
-            return .failure(VerdictBox(policy.mode == .enforce ? .refuse(.appCheckMissing()) : .pass))
+            return .failure(VerdictBox(self.settle(.missing, policy: policy, refusal: .appCheckMissing())))
         }
         guard values.count == 1 else {
             let error = TokenVerificationError(.malformed, "Send exactly one X-Firebase-AppCheck header.")
@@ -93,14 +96,12 @@ final class AppCheckGate: Sendable {
     }
 
     private func failed(_ error: TokenVerificationError, policy: Policy) -> Verdict {
-        self.metrics.record(route: policy.route, mode: policy.mode, outcome: .invalid(error.reason.rawValue))
         if policy.mode == .monitor {
             self.logger.info(
                 "App Check token refused (monitor: request let through)", metadata: ["route": "\(policy.route)", "reason": "\(error.reason.rawValue)"]
             )
-            return .pass
         }
-        return .refuse(.appCheckFailed(error))
+        return self.settle(.invalid(error.reason.rawValue), policy: policy, refusal: .appCheckFailed(error))
     }
 
     private func consume(_ token: Substring, policy: Policy) async -> Verdict {
@@ -115,17 +116,18 @@ final class AppCheckGate: Sendable {
             self.logger.warning("App Check consume failed", metadata: ["route": "\(policy.route)", "error": "\(error)"])
             return self.consumeUnavailable(policy: policy)
         }
-        guard alreadyConsumed else {
-            self.metrics.record(route: policy.route, mode: policy.mode, outcome: .valid)
-            return .pass
-        }
-        self.metrics.record(route: policy.route, mode: policy.mode, outcome: .replayed)
-        return policy.mode == .enforce ? .refuse(.appCheckReplayed()) : .pass
+        return alreadyConsumed ? self.settle(.replayed, policy: policy, refusal: .appCheckReplayed()) : self.settle(.valid, policy: policy)
     }
 
     private func consumeUnavailable(policy: Policy) -> Verdict {
-        self.metrics.record(route: policy.route, mode: policy.mode, outcome: .consumeUnavailable)
-        return policy.mode == .enforce ? .refuse(.appCheckConsumeUnavailable()) : .pass
+        self.settle(.consumeUnavailable, policy: policy, refusal: .appCheckConsumeUnavailable())
+    }
+
+    /// Counts `outcome` and decides: `refusal` in `enforce`, on in `monitor` (and for a valid token).
+    private func settle(_ outcome: AppCheckMetrics.Outcome, policy: Policy, refusal: GatewayError? = nil) -> Verdict {
+        self.metrics.record(route: policy.route, mode: policy.mode, outcome: outcome)
+        guard let refusal, policy.mode == .enforce else { return .pass(outcome.label) }
+        return .refuse(refusal, outcome.label)
     }
 }
 

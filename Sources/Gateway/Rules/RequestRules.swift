@@ -47,11 +47,10 @@ struct RequestRules: Sendable {
                     progress.step = .rateLimit
                     continue
                 }
-                switch appCheck.gate.checkNow(Self.appCheckValues(progress.fields), policy: appCheck.policy) {
-                case .pass?: progress.step = .rateLimit
-                case .refuse(let error)?: return .refused(error)
-                case nil: return .waiting
-                }
+                guard let verdict = appCheck.gate.checkNow(Self.appCheckValues(progress.fields), policy: appCheck.policy) else { return .waiting }
+                progress.appCheckOutcome = verdict.outcome
+                if let refusal = verdict.refusal { return .refused(refusal) }
+                progress.step = .rateLimit
             case .rateLimit:
                 guard let rule = progress.route.rateLimit, let identity = progress.identity else {
                     progress.step = .done
@@ -100,10 +99,10 @@ struct RequestRules: Sendable {
             }
         case .appCheck:
             guard let appCheck = progress.route.appCheck else { break }
-            switch await appCheck.gate.check(Self.appCheckValues(progress.fields), policy: appCheck.policy) {
-            case .pass: progress.step = .rateLimit
-            case .refuse(let error): return .refused(error)
-            }
+            let verdict = await appCheck.gate.check(Self.appCheckValues(progress.fields), policy: appCheck.policy)
+            progress.appCheckOutcome = verdict.outcome
+            if let refusal = verdict.refusal { return .refused(refusal) }
+            progress.step = .rateLimit
         case .rateLimit:
             guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
             var outcome = ""
@@ -179,6 +178,8 @@ struct RuleProgress: Sendable {
     var limit: RateLimiter.Answer?
     /// The rate limit's outcome for the access log (`allowed`, `limited`, `shadow`, `store_error`).
     var limitOutcome: String?
+    /// The App Check outcome for the access log, on routes with App Check on.
+    var appCheckOutcome: String?
 
     init(route: Route, fields: HTTPFields, authorization: String? = nil, peer: String?) {
         self.route = route
@@ -194,6 +195,7 @@ struct RuleProgress: Sendable {
             record.uid = identity.uid
         }
         if let limitOutcome, !limitOutcome.isEmpty { record.rateLimit = limitOutcome }
+        if let appCheckOutcome { record.appCheck = appCheckOutcome }
     }
 }
 
