@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/objects.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
@@ -38,5 +39,14 @@ static inline int storygate_RSA_NO_PADDING(void) { return RSA_NO_PADDING; }
 
 /// `EVP_PKEY_RSA`: the base id of RSA keys.
 static inline int storygate_EVP_PKEY_RSA(void) { return EVP_PKEY_RSA; }
+
+/// `EVP_PKEY_PUBLIC_KEY`: the selection for `EVP_PKEY_fromdata` that builds a public key.
+static inline int storygate_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+/// Pushes an RSA public key's `n` and `e` onto a parameter builder. The builder keeps the name pointers until
+/// `OSSL_PARAM_BLD_to_param`, so the names must be C literals (a Swift string argument would dangle).
+static inline int storygate_OSSL_PARAM_BLD_push_RSA_public(OSSL_PARAM_BLD *_Nonnull builder, const BIGNUM *_Nonnull n, const BIGNUM *_Nonnull e) {
+    return OSSL_PARAM_BLD_push_BN(builder, "n", n) == 1 && OSSL_PARAM_BLD_push_BN(builder, "e", e) == 1;
+}
 
 #endif

@@ -6,6 +6,21 @@ public enum TestKeys {
     /// The project id the test tokens are for (`aud`; `iss` is `https://securetoken.google.com/storygate-test`).
     public static let projectID = "storygate-test"
 
+    /// The project number App Check test tokens are for (`iss`, `aud`).
+    public static let projectNumber = "123456789012"
+
+    /// The app id (`sub`) of App Check test tokens.
+    public static let appCheckAppID = "1:123456789012:web:0a1b2c3d4e5f6a7b"
+
+    /// A JWKS (`{"keys":[…]}`) trusting the public halves of `keys`, by key id, in the order given.
+    public static func appCheckJWKS(_ keys: [(keyID: String, key: RSAPrivateKey)]) -> [UInt8] {
+        do {
+            return Array(AppCheckTokenMinter.jwks(try keys.map { ($0.keyID, try $0.key.publicKey()) }).utf8)
+        } catch {
+            fatalError("test key unusable: \(error)")
+        }
+    }
+
     /// The key id of `primary` in `keySet` and in tokens from `TokenFactory()`.
     public static let primaryKeyID = "test-primary-2048"
 

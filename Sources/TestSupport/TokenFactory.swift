@@ -57,6 +57,35 @@ public struct TokenFactory: Sendable {
         )
     }
 
+    /// An App Check payload as Firebase issues it, in its order: `sub` (= appID), `aud`
+    /// (`["projects/<projectNumber>","projects/<projectID>"]`), `provider`, `iss`
+    /// (`https://firebaseappcheck.googleapis.com/<projectNumber>`), `exp` (= now + ttl), `iat` (= now), `jti`.
+    /// `setting` replaces members in place or appends new ones with raw JSON values; `removing` drops members.
+    public func appCheckPayloadJSON(
+        appID: String = TestKeys.appCheckAppID, projectNumber: String = TestKeys.projectNumber, now: Double, ttl: Double = 3600,
+        setting: [String: String] = [:], removing: Set<String> = []
+    ) -> String {
+        Self.object(
+            [
+                ("sub", Self.quoted(appID)),
+                ("aud", "[" + Self.quoted("projects/" + projectNumber) + "," + Self.quoted("projects/" + projectID) + "]"),
+                ("provider", Self.quoted("debug")),
+                ("iss", Self.quoted("https://firebaseappcheck.googleapis.com/" + projectNumber)),
+                ("exp", Self.number(now + ttl)),
+                ("iat", Self.number(now)),
+                ("jti", Self.quoted("jti-0123456789")),
+            ],
+            setting: setting, removing: removing
+        )
+    }
+
+    /// A valid App Check token at `now` (header from `headerJSON()`), with the payload edits applied.
+    public func appCheckToken(
+        appID: String = TestKeys.appCheckAppID, now: Double, ttl: Double = 3600, setting: [String: String] = [:], removing: Set<String> = []
+    ) -> String {
+        token(headerJSON: headerJSON(), payloadJSON: appCheckPayloadJSON(appID: appID, now: now, ttl: ttl, setting: setting, removing: removing))
+    }
+
     // MARK: Tokens
 
     /// The parts of a token with exactly these header and payload texts, signed RS256 with `key`.

@@ -33,4 +33,32 @@ enum DevSigningKey {
         }
         return minter
     }
+
+    /// The dev key as an App Check minter, checked against the dev JWKS (`app-check-jwks.json`, one key).
+    static func loadAppCheck(directory: String) throws -> AppCheckTokenMinter {
+        let keyPath = directory + "/signing-key.pem"
+        let jwksPath = directory + "/" + DevCertificates.appCheckJWKSFile
+        let key: RSAPrivateKey
+        let keys: KeySet
+        do {
+            key = try RSAPrivateKey(pem: String(decoding: try FileBytes.read(path: keyPath), as: UTF8.self))
+        } catch { throw LoadError(description: "cannot load \(keyPath): \(error)") }
+        do {
+            keys = try KeySet(jwks: try FileBytes.read(path: jwksPath))
+        } catch { throw LoadError(description: "cannot load \(jwksPath): \(error)") }
+        guard keys.keyIDs.count == 1, let keyID = keys.keyIDs.first else {
+            throw LoadError(description: "\(jwksPath) must hold exactly one key")
+        }
+        let minter = AppCheckTokenMinter(key: key, keyID: keyID)
+        // The key must match the JWKS the gateway trusts: verify a token before handing out any.
+        let now = WallClock.now()
+        let probe = minter.mint(appID: "probe", projectNumber: "1", projectID: "probe", now: now, ttl: 60)
+        let verifier = AppCheckTokenVerifier(rules: AppCheckClaimRules(projectNumber: "1", projectID: "probe", clockSkew: 0))
+        do {
+            _ = try verifier.verify(probe, now: now, keys: keys)
+        } catch {
+            throw LoadError(description: "\(keyPath) does not match the key in \(jwksPath) (\(error))")
+        }
+        return minter
+    }
 }

@@ -7,7 +7,7 @@ struct StoryGate: AsyncParsableCommand {
         commandName: "storygate",
         abstract: "StoryGate: the API gateway in front of the StoryGate AI functions.",
         discussion: "With no command, runs `serve`. `storygate help <command>` explains one command; `storygate --version` (-V) prints the version.",
-        subcommands: [Serve.self, CheckConfig.self, MintToken.self, MockOpenAICommand.self, Healthcheck.self, VersionCommand.self],
+        subcommands: [Serve.self, CheckConfig.self, MintToken.self, MintAppCheck.self, MockOpenAICommand.self, Healthcheck.self, VersionCommand.self],
         defaultSubcommand: Serve.self
     )
 

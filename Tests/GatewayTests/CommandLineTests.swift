@@ -64,7 +64,7 @@ struct CommandLineTests {
         #expect(result.status == 64)
         #expect(
             result.error
-                == "storygate: no such command 'serv'; did you mean 'serve'? commands: serve, check-config, mint-token, mock-openai, healthcheck, version, help\n"
+                == "storygate: no such command 'serv'; did you mean 'serve'? commands: serve, check-config, mint-token, mint-app-check, mock-openai, healthcheck, version, help\n"
         )
         let far = try await Self.run(["zzzzzz"])
         #expect(far.status == 64)

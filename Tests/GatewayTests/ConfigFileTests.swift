@@ -43,7 +43,13 @@ struct ConfigFileTests {
     func exampleFile() throws {
         let path = GatewayHarness.repositoryRoot + "/storygate.example.yaml"
         let configuration = try GatewayConfiguration.load(configPath: path, environment: [:])
-        #expect(Array(configuration.routes.dropLast()) == RouteConfiguration.defaults)
+        // The built-in table, with the two image functions consuming App Check tokens.
+        let consuming = ["avatar-generation", "scene-illustration"]
+        #expect(Array(configuration.routes.dropLast()) == RouteConfiguration.defaults.map { route in
+            var route = route
+            route.appCheckConsume = consuming.contains(route.name)
+            return route
+        })
         let api = try #require(configuration.routes.last)
         #expect(api.path == .prefix("/api/"))
         #expect(api.methods == [.get, .post])

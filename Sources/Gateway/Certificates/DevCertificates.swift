@@ -33,6 +33,9 @@ public enum DevCertificates {
         return nil
     }
 
+    /// The dev App Check JWKS in the dev folder: the dev key's public half, as App Check serves its keys.
+    public static let appCheckJWKSFile = "app-check-jwks.json"
+
     /// The default `dev.certs_dir`, relative to the working directory.
     static let defaultFolder = GatewayConfiguration().devCertsDirectory
 

@@ -33,10 +33,16 @@ extension ConfigFile {
     }
 
     static func applyFirebase(_ value: ConfigValue, to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
-        let firebase = try value.mapping(["project_id", "certs_url", "clock_skew_seconds", "token_cache_size", "identity_toolkit_url", "revocation"])
+        let firebase = try value.mapping([
+            "project_id", "project_number", "certs_url", "clock_skew_seconds", "token_cache_size", "identity_toolkit_url", "revocation", "app_check",
+        ])
         try firebase.assign(&configuration.firebaseProjectID, "project_id") { value throws(ConfigurationError) in
             value.isNull ? nil : try value.string("a Firebase project id (lowercase letters, digits, hyphens)", isValid: GatewayConfiguration.isValidProjectID)
         }
+        try firebase.assign(&configuration.appCheck.projectNumber, "project_number") { value throws(ConfigurationError) in
+            value.isNull ? nil : try value.string("a Firebase project number (digits)", isValid: AppCheckSettings.isProjectNumber)
+        }
+        if let appCheck = firebase["app_check"] { try Self.applyAppCheck(appCheck, to: &configuration) }
         try firebase.assign(&configuration.firebaseCertsURL, "certs_url") { value throws(ConfigurationError) in
             try value.url("an https URL (http only to a loopback address)", isValid: GatewayConfiguration.isAllowedCertsURL)
         }

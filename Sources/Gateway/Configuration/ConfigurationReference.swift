@@ -63,11 +63,33 @@ public enum ConfigurationReference {
         Entry(
             key: "google.credentials_file", variables: ["GOOGLE_APPLICATION_CREDENTIALS"],
             meaning: "a service-account JSON key file, read at start (`check-config` shows the path, never the key); its `token_uri` https (http only to loopback)",
-            defaultValue: "none; required with `firebase.revocation.check: on`"
+            defaultValue: "none; required with `firebase.revocation.check: on` or a route with `app_check_consume` (App Check on)"
         ),
         Entry(
             key: "admin.token_file", variables: ["ADMIN_TOKEN_FILE"],
             meaning: "a file with the bearer secret of `POST /admin/v1/revocations`, at least 16 bytes", defaultValue: "none: the admin route does not exist"
+        ),
+        Entry(
+            key: "firebase.project_number", variables: ["FIREBASE_PROJECT_NUMBER"], meaning: "the Firebase project number (digits): `iss` and `aud` of App Check tokens",
+            defaultValue: "none; required when App Check is on (prod)"
+        ),
+        Entry(
+            key: "firebase.app_check.mode", variables: ["APP_CHECK"],
+            meaning: "`off`, `monitor` (verify, count, log, never refuse) or `enforce` (401 `APP_CHECK_FAILED`): the `X-Firebase-AppCheck` header; routes may override it",
+            defaultValue: "`off`"
+        ),
+        Entry(
+            key: "firebase.app_check.app_ids", variables: ["APP_CHECK_APP_IDS"], meaning: "list (comma-separated in the variable) of the Firebase app ids accepted",
+            defaultValue: "empty: any app of the project"
+        ),
+        Entry(
+            key: "firebase.app_check.jwks_url", variables: ["APP_CHECK_JWKS_URL"], meaning: "App Check's JWKS: https (http only to a loopback host), no user info",
+            defaultValue: "`https://firebaseappcheck.googleapis.com/v1/jwks`"
+        ),
+        Entry(
+            key: "firebase.app_check.api_url", variables: ["APP_CHECK_API_URL"],
+            meaning: "the App Check API for `app_check_consume` routes: https (http only to a loopback host), no user info",
+            defaultValue: "`https://firebaseappcheck.googleapis.com`"
         ),
         Entry(key: "dev.certs_dir", variables: ["DEV_CERTS_DIR"], meaning: "the dev key and certificate directory (dev mode only)", defaultValue: "`certs/dev`"),
         Entry(key: "dev.allow_non_loopback", variables: ["DEV_ALLOW_NON_LOOPBACK"], meaning: "boolean: let dev mode bind beyond loopback", defaultValue: "`false`"),

@@ -50,11 +50,13 @@ extension GatewayConfiguration {
         typealias Y = YAMLNode
         return Y.mapping([
             ("project_id", Y.optional(self.firebaseProjectID.map(Y.string))),
+            ("project_number", Y.optional(self.appCheck.projectNumber.map(Y.string))),
             ("certs_url", Y.string(self.firebaseCertsURL)),
             ("clock_skew_seconds", Y.int(self.clockSkewSeconds)),
             ("token_cache_size", Y.int(self.tokenCacheSize)),
             ("identity_toolkit_url", Y.string(self.revocation.identityToolkitURL)),
             ("revocation", self.revocationNode),
+            ("app_check", self.appCheckNode),
         ])
     }
 

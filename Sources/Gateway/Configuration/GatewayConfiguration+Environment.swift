@@ -51,6 +51,7 @@ extension GatewayConfiguration {
         }
         problems.check { self.rateLimitFailurePolicy = try reader.choice("RATE_LIMIT_FAILURE_POLICY", default: self.rateLimitFailurePolicy) }
         self.applyOpenAI(reader, problems: &problems)
+        self.applyAppCheck(reader, problems: &problems)
         problems.check { self.mediaDirectory = try reader.string("MEDIA_DIR", default: self.mediaDirectory, expected: Expected.directory, validate: { !$0.isEmpty }) }
         problems.check { try self.applyMedia(reader) }
         problems.check { self.server.maxBodyBytes = try reader.integer("MAX_BODY_BYTES", default: self.server.maxBodyBytes, in: ConfigurationBounds.maxBodyBytes) }

@@ -31,12 +31,23 @@ extension GatewayConfiguration {
 
     /// With the revocation check on, the service-account file must be set and usable (read now, as `serve` reads it).
     /// With it off the file is not required: `GOOGLE_APPLICATION_CREDENTIALS` is often set for other Google tools.
+    /// What needs the Google service account, named for an error message; nil when nothing does. The revocation
+    /// check looks users up with it; a route that consumes App Check tokens (with App Check on) sends them to
+    /// Google's App Check API with it.
+    var googleCredentialsUser: String? {
+        if self.revocation.check == .on { return "REVOCATION_CHECK=on" }
+        if let route = self.routes.first(where: { $0.appCheckConsume && self.appCheckMode(of: $0) != .off }) {
+            return "route \(route.name) consumes App Check tokens (app_check_consume with App Check on)"
+        }
+        return nil
+    }
+
     func validateRevocationForStart() throws(ConfigurationError) {
-        guard self.revocation.check == .on else { return }
+        guard let user = self.googleCredentialsUser else { return }
         guard let path = self.googleCredentialsFile else {
             throw ConfigurationError(
                 variable: "GOOGLE_APPLICATION_CREDENTIALS",
-                message: "is required when REVOCATION_CHECK=on: set it (or google.credentials_file in the config file) to a service-account JSON key file, whose account may read users (Firebase Authentication Viewer)"
+                message: "is required when \(user): set it (or google.credentials_file in the config file) to a service-account JSON key file, whose account may read users (Firebase Authentication Viewer) and verify App Check tokens (Firebase App Check Token Verifier)"
             )
         }
         do {

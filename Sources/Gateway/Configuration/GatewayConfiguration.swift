@@ -26,6 +26,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var firebaseCertsURL = Self.googleCertsURL
     public var clockSkewSeconds = 0
     public var tokenCacheSize = 10_000
+    /// Firebase App Check at the edge.
+    public var appCheck = AppCheckSettings()
     public var devCertsDirectory = "certs/dev"
     public var devAllowNonLoopback = false
     public var logLevel = Logger.Level.info
@@ -74,6 +76,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         problems.check { try self.validateRedis() }
         problems.check { try self.validateLimitCosts() }
         problems.check { try self.validateMode() }
+        problems.check { try self.validateAppCheck() }
         problems.check { try self.validateAdmin() }
         try problems.throwIfAny()
     }

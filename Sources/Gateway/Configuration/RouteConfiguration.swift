@@ -14,6 +14,8 @@ public import HTTPTypes
 /// | `timeout_seconds` | 0.1...3600: the upstream's deadline: for the response head once the request is sent whole, for each body part it takes, then for each pause in the answer (upstream routes only) | `30` |
 /// | `max_body_bytes` | 0...1073741824: request body limit, 413 above it | `ServerLimits.maxBodyBytes` |
 /// | `forward_authorization` | pass the client's `Authorization` header upstream (upstream routes only) | `false` |
+/// | `app_check` | `off`, `monitor`, `enforce`: App Check on this route | the gateway's `APP_CHECK` |
+/// | `app_check_consume` | also consume the token (limited-use, replay protection) when App Check is on for the route | `false` |
 /// | `name` | a label for logs and metrics, unique in the table | the builtin name, or the path |
 ///
 /// The table: without `routes:` it is `defaults`; `routes:` replaces it with exactly the listed routes, unless the
@@ -39,11 +41,15 @@ public struct RouteConfiguration: Sendable, Equatable {
     public var maxBodyBytes: Int?
     /// Whether the client's `Authorization` header is passed to the upstream.
     public var forwardAuthorization: Bool
+    /// This route's App Check mode; nil: the gateway's.
+    public var appCheck: AppCheckSettings.Mode?
+    /// Whether the App Check token is consumed (sent to Google's API, refused when replayed).
+    public var appCheckConsume: Bool
 
     public init(
         name: String? = nil, path: Route.PathMatch, methods: [HTTPRequest.Method]? = nil, target: Target,
         auth: Route.AuthPolicy = .required, rateLimit: RouteRateLimit? = nil, timeoutSeconds: Double = 30,
-        maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false
+        maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false, appCheck: AppCheckSettings.Mode? = nil, appCheckConsume: Bool = false
     ) {
         switch (name, target, path) {
         case (let name?, _, _): self.name = name
@@ -58,6 +64,8 @@ public struct RouteConfiguration: Sendable, Equatable {
         self.timeoutSeconds = timeoutSeconds
         self.maxBodyBytes = maxBodyBytes
         self.forwardAuthorization = forwardAuthorization
+        self.appCheck = appCheck
+        self.appCheckConsume = appCheckConsume
     }
 
     /// The built-in table: the five functions, `/media/`, `/v1/me`, `/healthz`, `/readyz`, `/openapi.yaml`. `/metrics` is

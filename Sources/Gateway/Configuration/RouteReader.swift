@@ -5,7 +5,7 @@ import HTTPTypes
 struct RouteReader {
     static let keys = [
         "name", "path", "methods", "builtin", "upstream", "auth", "rate_limit", "cost", "timeout_seconds", "max_body_bytes",
-        "forward_authorization",
+        "forward_authorization", "app_check", "app_check_consume",
     ]
 
     /// The configured limits, which `rate_limit:` may name.
@@ -53,7 +53,11 @@ struct RouteReader {
             maxBodyBytes: try route.read("max_body_bytes") { value throws(ConfigurationError) in
                 value.isNull ? nil : try value.integer(in: ConfigurationBounds.maxBodyBytes)
             } ?? nil,
-            forwardAuthorization: try route.read("forward_authorization") { value throws(ConfigurationError) in try value.boolean() } ?? false
+            forwardAuthorization: try route.read("forward_authorization") { value throws(ConfigurationError) in try value.boolean() } ?? false,
+            appCheck: try route.read("app_check") { value throws(ConfigurationError) in
+                value.isNull ? nil : try value.choice(AppCheckSettings.Mode.self)
+            } ?? nil,
+            appCheckConsume: try route.read("app_check_consume") { value throws(ConfigurationError) in try value.boolean() } ?? false
         )
     }
 

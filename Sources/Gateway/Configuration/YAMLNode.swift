@@ -39,6 +39,8 @@ enum YAMLNode {
             pairs += [("timeout_seconds", self.number(route.timeoutSeconds)), ("forward_authorization", self.bool(route.forwardAuthorization))]
         }
         if let maxBodyBytes = route.maxBodyBytes { pairs.append(("max_body_bytes", self.int(maxBodyBytes))) }
+        if let appCheck = route.appCheck { pairs.append(("app_check", self.string(appCheck.rawValue))) }
+        if route.appCheckConsume { pairs.append(("app_check_consume", self.bool(true))) }
         return self.mapping(pairs)
     }
 }

@@ -62,6 +62,12 @@ x-error-codes:
   - status: 401
     code: UNAUTHENTICATED
     when: "no credentials, or a rejected token (WWW-Authenticate says which)"
+  - status: 401
+    code: APP_CHECK_FAILED
+    when: "App Check enforced on the route: no X-Firebase-AppCheck header, or an App Check token that broke a rule (the message names it)"
+  - status: 401
+    code: APP_CHECK_REPLAYED
+    when: "a route that consumes App Check tokens: this limited-use token was already used"
   - status: 403
     code: TOKEN_REVOKED
     when: "with the revocation check on: the token was issued before the user's sessions were revoked (sign in again)"
@@ -665,7 +671,10 @@ components:
                     properties:
                       code: {enum: [INVALID_ARGUMENT, CONTENT_POLICY_VIOLATION]}
     Unauthenticated:
-      description: 401 `UNAUTHENTICATED`; the message names the rule that failed and never echoes the token.
+      description: >-
+        401 `UNAUTHENTICATED`; the message names the rule that failed and never echoes the token. With App Check
+        enforced on the route, 401 `APP_CHECK_FAILED` (no or a rejected `X-Firebase-AppCheck` token), and on a
+        route that consumes tokens 401 `APP_CHECK_REPLAYED`.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
         WWW-Authenticate: {$ref: '#/components/headers/WWW-Authenticate'}
@@ -677,7 +686,7 @@ components:
               - properties:
                   error:
                     properties:
-                      code: {enum: [UNAUTHENTICATED]}
+                      code: {enum: [UNAUTHENTICATED, APP_CHECK_FAILED, APP_CHECK_REPLAYED]}
     SessionRefused:
       description: 403 `TOKEN_REVOKED` or `USER_DISABLED`, with the revocation check on.
       headers:

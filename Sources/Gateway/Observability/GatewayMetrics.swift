@@ -13,6 +13,8 @@ public final class GatewayMetrics: Sendable {
     public let factory: any MetricsFactory
 
     let inFlight: Prometheus.Gauge
+    /// App Check verdicts by route, mode and outcome.
+    let appCheck: AppCheckMetrics
     private let requests: LabeledFamily<RequestKey, Prometheus.Counter>
     private let latency: LabeledFamily<String, DurationHistogram>
     private let upstreamLatency: LabeledFamily<String, DurationHistogram>
@@ -37,6 +39,7 @@ public final class GatewayMetrics: Sendable {
             descriptor: Self.descriptor("storygate_build_info", "The running build: always 1, with its version and git commit as labels."),
             labels: [("version", build.version), ("commit", build.commit ?? "unknown")]
         ).set(to: 1)
+        self.appCheck = AppCheckMetrics(registry: registry)
         self.inFlight = registry.makeGauge(
             descriptor: Self.descriptor("storygate_http_requests_in_flight", "Requests being answered now.")
         )

@@ -12,6 +12,8 @@ struct RequestRecord {
     var uid: String?
     /// `allowed`, `limited`, `shadow`, `store_error`, or `-` for routes without a limit.
     var rateLimit = "-"
+    /// The App Check outcome (`valid`, `missing`, `replayed`, …) on routes with App Check on; nil elsewhere.
+    var appCheck: String?
     /// Why the request was refused, when it was (an error's reason label).
     var errorReason: String?
     /// The client's address after `TRUSTED_PROXIES` (``ClientAddress``).
@@ -107,6 +109,7 @@ struct AccessLog: Sendable {
             "rate_limit": .string(record.rateLimit),
         ]
         if let uid = record.uid { metadata["uid_hash"] = .string(UserHash.logIdentifier(uid)) }
+        if let appCheck = record.appCheck { metadata["app_check"] = .string(appCheck) }
         if let reason = record.errorReason { metadata["error"] = .string(reason) }
         if let client = record.client { metadata["client"] = .string(client) }
         if let bytes = record.bytesIn { metadata["bytes_in"] = .stringConvertible(bytes) }
@@ -123,6 +126,10 @@ struct AccessLog: Sendable {
         record: RequestRecord, upstream: UpstreamTiming?
     ) -> String {
         var line = JSONLogHandler.start(label: label, level: .info, message: "request", time: time)
+        if let appCheck = record.appCheck {
+            line += ",\"app_check\":"
+            JSONWriter.appendQuoted(appCheck, to: &line)
+        }
         line += ",\"auth\":"
         JSONWriter.appendQuoted(record.authSource, to: &line)
         if let bytes = record.bytesIn {

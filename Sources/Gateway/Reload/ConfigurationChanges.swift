@@ -43,6 +43,8 @@ public struct ConfigurationChanges: Sendable, Equatable {
         self.restart(old, new, "firebase.certs_url", \.firebaseCertsURL)
         self.restart(old, new, "firebase.clock_skew_seconds", \.clockSkewSeconds)
         self.restart(old, new, "firebase.token_cache_size", \.tokenCacheSize)
+        self.restart(old, new, "firebase.project_number", \.appCheck.projectNumber)
+        self.restart(old, new, "firebase.app_check", \.appCheck)
         self.restart(old, new, "dev.certs_dir", \.devCertsDirectory)
         self.restart(old, new, "dev.allow_non_loopback", \.devAllowNonLoopback)
         self.restart(old, new, "auth_failure_limit", \.authFailureLimit)
@@ -72,6 +74,7 @@ public struct ConfigurationChanges: Sendable, Equatable {
         result.firebaseCertsURL = running.firebaseCertsURL
         result.clockSkewSeconds = running.clockSkewSeconds
         result.tokenCacheSize = running.tokenCacheSize
+        result.appCheck = running.appCheck
         result.devCertsDirectory = running.devCertsDirectory
         result.devAllowNonLoopback = running.devAllowNonLoopback
         result.authFailureLimit = running.authFailureLimit

@@ -36,6 +36,9 @@ struct RequestPathBuilder: Sendable {
     let metrics: GatewayMetrics
     let accessLogOutput: AccessLogOutput
     let logger: Logger
+    /// App Check's JWKS, cache and gate, made at start when App Check is on for any route (turning it on from off
+    /// everywhere needs a restart).
+    var appCheck: AppCheckComponents? = nil
 
     /// - Parameter previous: the request path running now; its AI provider is kept when the OpenAI settings are.
     /// - Throws: when a route names an unknown rate limit or a limited route lacks `auth: required`, a proxy header
@@ -59,7 +62,8 @@ struct RequestPathBuilder: Sendable {
             )
         let builder = RouteBuilder(
             functions: functions, media: self.media, mediaDelivery: self.mediaDelivery, isReady: self.isReady,
-            metrics: self.metricsHandler, openAPI: self.openAPIHandler, proxy: proxy, limits: configuration.server
+            metrics: self.metricsHandler, openAPI: self.openAPIHandler, proxy: proxy, limits: configuration.server,
+            appCheck: self.appCheck.map { ($0.gate, configuration) }
         )
         // The admin route exists only with both an admin secret and the revocation check.
         let adminRoutes = self.revocation.flatMap { revocation in configuration.adminToken.map { [revocation.adminRoute(token: $0)] } } ?? []

@@ -72,7 +72,7 @@ public struct GatewayRevocation: Sendable {
         do {
             return ServiceAccountTokenSource(account: try ServiceAccount(contentsOfFile: path), client: curl, logger: logger)
         } catch {
-            guard configuration.revocation.check == .on else {
+            guard configuration.googleCredentialsUser != nil else {
                 logger.warning(
                     "GOOGLE_APPLICATION_CREDENTIALS names an unusable service-account file; nothing that needs one is on",
                     metadata: ["error": "\(error.detail)"]

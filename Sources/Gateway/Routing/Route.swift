@@ -81,6 +81,8 @@ public final class Route: Sendable {
     public let handler: RouteHandler
     /// How the direct path forwards this route's body-less requests (upstream routes; nil for the others).
     let direct: UpstreamRoute?
+    /// The App Check step, when App Check is on for this route.
+    let appCheck: AppCheckStep?
 
     public convenience init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
@@ -94,7 +96,7 @@ public final class Route: Sendable {
 
     init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit?,
-        maxBodyBytes: Int?, forwardsUpstream: Bool, direct: UpstreamRoute?, handler: @escaping RouteHandler
+        maxBodyBytes: Int?, forwardsUpstream: Bool, direct: UpstreamRoute?, appCheck: AppCheckStep? = nil, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -105,6 +107,7 @@ public final class Route: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.forwardsUpstream = forwardsUpstream
         self.direct = direct
+        self.appCheck = appCheck
         self.handler = handler
     }
 

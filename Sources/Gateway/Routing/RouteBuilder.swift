@@ -10,6 +10,8 @@ struct RouteBuilder {
     let openAPI: RouteHandler
     let proxy: UpstreamProxy
     let limits: ServerLimits
+    /// The App Check gate and the gateway's mode, when App Check is on for any route.
+    var appCheck: (gate: AppCheckGate, configuration: GatewayConfiguration)? = nil
 
     func route(_ configuration: RouteConfiguration) -> Route {
         let handler: RouteHandler
@@ -33,7 +35,7 @@ struct RouteBuilder {
         return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: maxBodyBytes,
-            forwardsUpstream: forwardsUpstream, direct: direct, handler: handler
+            forwardsUpstream: forwardsUpstream, direct: direct, appCheck: self.appCheckStep(configuration), handler: handler
         )
     }
 
@@ -56,6 +58,13 @@ struct RouteBuilder {
         case .metrics: return self.metrics
         case .openapi: return self.openAPI
         }
+    }
+
+    private func appCheckStep(_ route: RouteConfiguration) -> AppCheckStep? {
+        guard let appCheck = self.appCheck else { return nil }
+        let mode = appCheck.configuration.appCheckMode(of: route)
+        guard mode != .off else { return nil }
+        return AppCheckStep(gate: appCheck.gate, policy: AppCheckGate.Policy(route: route.name, mode: mode, consume: route.appCheckConsume))
     }
 
     /// What an upstream route forwards when it lists no methods.

@@ -3,9 +3,11 @@ import IDTokens
 import NIOCore
 
 /// The edge's rules for a routed request, in order: the caller's identity (the route's auth policy), its session
-/// (the revocation check, when on), then the route's rate limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
-/// here. A step decides on the event loop when it can (a cached or verifiable token, an in-process bucket); a step
-/// that needs I/O (a certificate refetch, a user's state lookup, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
+/// (the revocation check, when on), the App Check token (when App Check is on for the route), then the route's rate
+/// limit. Every request through the edge, proxied or answered by a built-in handler, passes them here and only
+/// here. A step decides on the event loop when it can (a cached or verifiable token, a cached user state, an
+/// in-process bucket); a step that needs I/O (a certificate refetch, a user's state lookup, an App Check JWKS refetch
+/// or consume call, a Redis bucket) leaves the request ``RuleVerdict/waiting``, and
 /// ``finish(_:)`` or ``finishOnLoop(_:on:)`` does that I/O and goes on from there.
 struct RequestRules: Sendable {
     let authenticator: Authenticator
@@ -20,7 +22,7 @@ struct RequestRules: Sendable {
             switch progress.step {
             case .identify:
                 guard progress.route.auth != .none else {
-                    progress.step = .rateLimit
+                    progress.step = .appCheck
                     continue
                 }
                 let (fields, peer, trusted) = (progress.fields, progress.peer, self.trustedProxies)
@@ -44,18 +46,27 @@ struct RequestRules: Sendable {
                 }
             case .revocation:
                 guard let revocation = self.authenticator.revocation, let identity = progress.identity else {
-                    progress.step = .rateLimit
+                    progress.step = .appCheck
                     continue
                 }
                 do {
                     switch try revocation.decideNow(identity, now: WallClock.now()) {
-                    case .pass: progress.step = .rateLimit
+                    case .pass: progress.step = .appCheck
                     case .needsLookup: return .waiting
                     }
                 } catch {
                     self.metrics.authenticationFailed(reason: error.reason)
                     return .refused(error)
                 }
+            case .appCheck:
+                guard let appCheck = progress.route.appCheck else {
+                    progress.step = .rateLimit
+                    continue
+                }
+                guard let verdict = appCheck.gate.checkNow(Self.appCheckValues(progress.fields), policy: appCheck.policy) else { return .waiting }
+                progress.appCheckOutcome = verdict.outcome
+                if let refusal = verdict.refusal { return .refused(refusal) }
+                progress.step = .rateLimit
             case .rateLimit:
                 guard let rule = progress.route.rateLimit, let identity = progress.identity else {
                     progress.step = .done
@@ -111,6 +122,12 @@ struct RequestRules: Sendable {
                 self.metrics.authenticationFailed(reason: error.reason)
                 return .refused(error)
             }
+            progress.step = .appCheck
+        case .appCheck:
+            guard let appCheck = progress.route.appCheck else { break }
+            let verdict = await appCheck.gate.check(Self.appCheckValues(progress.fields), policy: appCheck.policy)
+            progress.appCheckOutcome = verdict.outcome
+            if let refusal = verdict.refusal { return .refused(refusal) }
             progress.step = .rateLimit
         case .rateLimit:
             guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
@@ -155,6 +172,13 @@ struct RequestRules: Sendable {
         progress.identity = identity
         progress.step = .revocation
     }
+
+    private static let appCheckHeader = HTTPField.Name(AppCheckGate.headerName)!
+
+    /// Every `X-Firebase-AppCheck` value of the request.
+    private static func appCheckValues(_ fields: HTTPFields) -> [Substring] {
+        fields[values: Self.appCheckHeader].map { Substring($0) }
+    }
 }
 
 /// Where a request stands in ``RequestRules``, and what the rules found so far.
@@ -162,6 +186,7 @@ struct RuleProgress: Sendable {
     enum Step: Sendable {
         case identify
         case revocation
+        case appCheck
         case rateLimit
         case done
     }
@@ -180,6 +205,8 @@ struct RuleProgress: Sendable {
     var limit: RateLimiter.Answer?
     /// The rate limit's outcome for the access log (`allowed`, `limited`, `shadow`, `store_error`).
     var limitOutcome: String?
+    /// The App Check outcome for the access log, on routes with App Check on.
+    var appCheckOutcome: String?
 
     init(route: Route, fields: HTTPFields, authorization: String? = nil, peer: String?) {
         self.route = route
@@ -195,6 +222,7 @@ struct RuleProgress: Sendable {
             record.uid = identity.uid
         }
         if let limitOutcome, !limitOutcome.isEmpty { record.rateLimit = limitOutcome }
+        if let appCheckOutcome { record.appCheck = appCheckOutcome }
     }
 }
 

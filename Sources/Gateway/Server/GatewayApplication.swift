@@ -45,6 +45,7 @@ public struct GatewayApplication: Sendable {
     ///   - metrics: the registry to count in (a new one by default).
     ///   - accessLogger: where the per-request lines go (default: `logger`); `configuration.accessLog` false turns them off.
     ///   - accessLogOutput: overrides `accessLogger` (`storygate serve` writes the lines as JSON straight to standard error).
+    ///   - googleAccessToken: a Google service-account access token, for consuming limited-use App Check tokens.
     /// - Throws: when a route names a rate limit that is not configured, or the Redis URL is unusable.
     public init(
         configuration: GatewayConfiguration,
@@ -54,6 +55,7 @@ public struct GatewayApplication: Sendable {
         metrics: GatewayMetrics = GatewayMetrics(),
         accessLogger: Logger? = nil,
         accessLogOutput: AccessLogOutput? = nil,
+        googleAccessToken: (@Sendable () async throws -> String)? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         source: ConfigurationSource? = nil,
@@ -74,10 +76,17 @@ public struct GatewayApplication: Sendable {
             let store = CertificateStore(projectID: projectID, source: source, policy: certificatePolicy, logger: logger)
             projects.append(TrustedProject(projectID: projectID, clockSkew: Double(configuration.clockSkewSeconds), certificates: store))
         }
-        self.certificateStores = projects.map(\.certificates)
+        // One Google service account serves the revocation lookups and App Check's replay check.
+        let googleTokens = try GatewayRevocation.tokenSource(configuration: configuration, curl: self.curl, logger: logger)
+        self.googleTokens = googleTokens
+        let appCheck = AppCheckComponents.make(
+            configuration: configuration, curl: self.curl, metrics: metrics, policy: certificatePolicy,
+            accessToken: googleAccessToken ?? googleTokens.map { tokens in { @Sendable in try await tokens.accessToken() } }, logger: logger
+        )
+        // The App Check JWKS is kept like the certificate sets: run, counted and aged with them.
+        self.certificateStores = projects.map(\.certificates) + (appCheck.map { [$0.keys] } ?? [])
         let tokens = IDTokenAuthenticator(projects: projects, cache: TokenCache(capacity: configuration.tokenCacheSize))
         let failureLimiter = configuration.authFailureLimit.map { AuthFailureLimiter(limit: $0) }
-        self.googleTokens = try GatewayRevocation.tokenSource(configuration: configuration, curl: self.curl, logger: logger)
         let revocation = try GatewayRevocation.make(
             configuration: configuration, tokens: self.googleTokens, curl: self.curl, metrics: metrics, logger: logger
         )
@@ -132,7 +141,7 @@ public struct GatewayApplication: Sendable {
             defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
         let isReady: @Sendable () -> Bool = { [requiredRedis, drain] in
-            !drain.isDraining && tokens.isReady && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+            !drain.isDraining && tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
         }
         let metricsHandler = MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover)
         // What a configuration decides on the request path, built now and again on each reload.
@@ -140,7 +149,7 @@ public struct GatewayApplication: Sendable {
             tokens: tokens, failureLimiter: failureLimiter, revocation: revocation, store: store, curl: self.curl, media: self.media,
             mediaDelivery: mediaDelivery, isReady: isReady, metricsHandler: metricsHandler, openAPIHandler: OpenAPIHandler.handler(),
             proxy: self.proxy, extraRoutes: extraRoutes, metrics: metrics,
-            accessLogOutput: accessLogOutput ?? .logger(accessLogger ?? logger), logger: logger
+            accessLogOutput: accessLogOutput ?? .logger(accessLogger ?? logger), logger: logger, appCheck: appCheck
         )
         let path = try builder.build(configuration, previous: nil)
         self.authenticator = path.authenticator

@@ -1,6 +1,6 @@
-/// One response from a certificate endpoint: the body and how long it may be cached.
+/// One response from a key endpoint: the body and how long it may be cached.
 public struct CertificateDocument: Sendable {
-    /// Google's x509 JSON (`{"<kid>": "<PEM certificate>", ...}`).
+    /// The key set document, in the `KeySetFormat` of the store that fetched it.
     public var body: [UInt8]
     /// Seconds the document stays fresh (`Cache-Control: max-age` less `Age`), or nil when the response said nothing.
     public var maxAge: Double?
@@ -11,7 +11,7 @@ public struct CertificateDocument: Sendable {
     }
 }
 
-/// Where a project's signing certificates come from: Google's HTTPS endpoint in production, a file in dev.
+/// Where an issuer's signing keys come from: Google's HTTPS endpoint in production, a file in dev.
 ///
 /// The gateway fills this with a libcurl-backed fetcher, so the rules here test without a network.
 public protocol CertificateSource: Sendable {
@@ -20,7 +20,7 @@ public protocol CertificateSource: Sendable {
     func fetch() async throws -> CertificateDocument
 }
 
-/// Certificates from a file in Google's x509 JSON shape (`certs/dev/certs.json`). Never expires.
+/// A key set from a file (`certs/dev/certs.json`, `certs/dev/app-check-jwks.json`). Never expires.
 public struct FileCertificateSource: CertificateSource {
     public let path: String
 

@@ -2,7 +2,8 @@ public import Logging
 public import ServiceLifecycle
 import Synchronization
 
-/// One trusted project's signing certificates, kept fresh from a `CertificateSource`.
+/// One issuer's signing keys, kept fresh from a `CertificateSource`: a Firebase project's x509 certificates for ID
+/// tokens, or App Check's JWKS (`format` says which; the refresh rules are the same).
 ///
 /// A `Service`: `run()` loads the set, then refreshes it in the background ahead of expiry and backs off
 /// after failures, until graceful shutdown. Readers take the current set without waiting. A token with an
@@ -11,6 +12,8 @@ import Synchronization
 public final class CertificateStore: Service, Sendable, CustomStringConvertible {
     public let projectID: String
     public let source: any CertificateSource
+    /// How the source's documents are read.
+    public let format: KeySetFormat
     private let now: @Sendable () -> Double
     private let logger: Logger
     private let state: Mutex<CertificateRefreshState>
@@ -32,12 +35,14 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
     public init(
         projectID: String,
         source: any CertificateSource,
+        format: KeySetFormat = .googleX509JSON,
         policy: CertificateRefreshPolicy = .init(),
         now: @escaping @Sendable () -> Double = WallClock.now,
         logger: Logger
     ) {
         self.projectID = projectID
         self.source = source
+        self.format = format
         self.now = now
         self.logger = logger
         self.state = Mutex(CertificateRefreshState(policy: policy))
@@ -113,7 +118,7 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
         defer { self.inFlight.withLock { $0 = nil } }
         do {
             let document = try await self.source.fetch()
-            let keys = try KeySet(googleX509JSON: document.body)
+            let keys = try self.format.keySet(from: document.body)
             let now = self.now()
             let previous = self.state.withLock { state in
                 let previous = state.keys
@@ -127,9 +132,9 @@ public final class CertificateStore: Service, Sendable, CustomStringConvertible 
             self.logger.info(
                 "certificates loaded",
                 metadata: [
-                    "project": "\(self.projectID)", "source": "\(self.source.description)",
+                    "project": "\(self.projectID)", "source": "\(self.source.description)", "format": "\(self.format.rawValue)",
                     "kids": "\(keys.keyIDs.joined(separator: ","))", "max_age": "\(document.maxAge.map { "\($0)" } ?? "none")",
-                    // Entries that are not RSA certificates of at least 2048 bits: named, so an operator sees why.
+                    // Entries that are not usable RSA keys of at least 2048 bits: named, so an operator sees why.
                     "skipped_kids": "\(keys.skippedKeyIDs.joined(separator: ","))",
                 ]
             )

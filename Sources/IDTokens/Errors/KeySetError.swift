@@ -2,6 +2,7 @@
 public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Equatable, Sendable {
         case invalidJSON
+        case invalidJWKS
         case noUsableKeys
         case invalidPEM
         case notRSA
@@ -17,7 +18,9 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The key set document is not a strict JSON object of strings.
     public static let invalidJSON = KeySetError(.invalidJSON)
-    /// The key set held no usable RSA certificate.
+    /// The key set document is not a strict JSON object whose `keys` member is an array of objects (RFC 7517 §5).
+    public static let invalidJWKS = KeySetError(.invalidJWKS)
+    /// The key set held no usable RSA key.
     public static let noUsableKeys = KeySetError(.noUsableKeys)
     /// The text is not a PEM certificate or key OpenSSL can read.
     public static let invalidPEM = KeySetError(.invalidPEM)
@@ -33,6 +36,7 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
     public var shortDescription: String {
         switch code {
         case .invalidJSON: "invalid_json"
+        case .invalidJWKS: "invalid_jwks"
         case .noUsableKeys: "no_usable_keys"
         case .invalidPEM: "invalid_pem"
         case .notRSA: "not_rsa"
@@ -44,7 +48,8 @@ public struct KeySetError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch code {
         case .invalidJSON: "The key set is not a JSON object mapping key ids to PEM certificates."
-        case .noUsableKeys: "The key set holds no usable RSA certificate."
+        case .invalidJWKS: "The key set is not a JSON Web Key Set (an object whose keys member is an array of objects)."
+        case .noUsableKeys: "The key set holds no usable RSA key."
         case .invalidPEM: "The PEM text could not be read."
         case .notRSA: "The key is not an RSA key."
         case .keyTooSmall(let bits): "The RSA key has \(bits) bits; at least 2048 are required."

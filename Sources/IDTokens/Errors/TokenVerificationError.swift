@@ -1,4 +1,4 @@
-/// Why an ID token was refused.
+/// Why an ID token or an App Check token was refused.
 ///
 /// `message` is a client-safe English sentence naming the rule that failed. It never contains the token or
 /// any part of it, and never a key id or claim value longer than 64 characters.
@@ -19,6 +19,10 @@ public struct TokenVerificationError: Error, Sendable, Equatable, CustomStringCo
         case wrongIssuer = "wrong_issuer"
         case invalidSubject = "invalid_subject"
         case keysUnavailable = "keys_unavailable"
+        /// App Check: the header's `typ` is not `JWT`.
+        case wrongType = "wrong_type"
+        /// App Check: the app id (`sub`) is not one of the allowed apps.
+        case appNotAllowed = "app_not_allowed"
     }
 
     /// Which rule failed.

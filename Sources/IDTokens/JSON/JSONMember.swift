@@ -17,6 +17,14 @@ struct JSONMember: Sendable {
     var valueHasEscapes: Bool
 }
 
+/// One element of a parsed JSON array, as byte offsets into the parsed buffer (strings without their quotes).
+struct JSONElement: Sendable {
+    var valueStart: Int32
+    var valueEnd: Int32
+    var kind: JSONKind
+    var valueHasEscapes: Bool
+}
+
 /// Why a JSON text was refused; `message` is safe to show (it quotes nothing from the input).
 struct JSONError: Error, Sendable, Equatable {
     let message: String

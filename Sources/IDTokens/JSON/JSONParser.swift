@@ -67,6 +67,49 @@ struct JSONParser {
         if let failure { throw failure }
     }
 
+    /// Parses `buffer[range]`, which must be exactly one JSON array, and returns its elements in order, with the
+    /// same strictness as ``parseObject(_:range:)``. Offsets are relative to `buffer`.
+    static func parseArray(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>) throws(JSONError) -> [JSONElement] {
+        guard let base = buffer.baseAddress, !range.isEmpty else { throw JSONError("it is empty") }
+        return try withUnsafeTemporaryAllocation(of: KeyRef.self, capacity: inlineKeyCapacity) { inlineKeys throws(JSONError) -> [JSONElement] in
+            var parser = JSONParser(base: base, range: range, keys: KeyStack(inline: inlineKeys))
+            defer { parser.keys.deallocateHeapStorage() }
+            return try parser.parseArrayDocument()
+        }
+    }
+
+    private mutating func parseArrayDocument() throws(JSONError) -> [JSONElement] {
+        skipWhitespace()
+        guard position < end, base[position] == UInt8(ascii: "[") else { throw JSONError("it is not a JSON array") }
+        var elements: [JSONElement] = []
+        depth = 1
+        position += 1
+        skipWhitespace()
+        if position < end, base[position] == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                skipWhitespace()
+                let valueStart = position
+                let kind = try parseValue()
+                let isString = kind == .string
+                elements.append(JSONElement(
+                    valueStart: Int32(isString ? valueStart + 1 : valueStart), valueEnd: Int32(isString ? position - 1 : position),
+                    kind: kind, valueHasEscapes: isString && lastStringHadEscapes
+                ))
+                skipWhitespace()
+                guard position < end else { throw JSONError("it ends inside an array") }
+                let byte = base[position]
+                position += 1
+                if byte == UInt8(ascii: "]") { break }
+                guard byte == UInt8(ascii: ",") else { throw JSONError("array elements are not separated by commas") }
+            }
+        }
+        skipWhitespace()
+        guard position == end else { throw JSONError("it has text after the JSON array") }
+        return elements
+    }
+
     private mutating func parseDocument() throws(JSONError) {
         skipWhitespace()
         guard position < end, base[position] == UInt8(ascii: "{") else {

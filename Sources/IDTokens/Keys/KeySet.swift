@@ -3,7 +3,7 @@ public struct KeySet: Sendable {
     private let keys: [String: RSAPublicKey]
     /// The same keys with their ids' UTF-8, for lookups straight from a token's bytes.
     private let keysByUTF8: [(id: [UInt8], key: RSAPublicKey)]
-    /// Key ids whose entries were skipped while reading Google's JSON (not RSA certificates, too small, or with an
+    /// Key ids whose entries were skipped while reading the document (not RSA, too small, malformed, or with an
     /// exponent that cannot verify).
     public let skippedKeyIDs: [String]
 
@@ -43,7 +43,7 @@ public struct KeySet: Sendable {
         self.init(keys: keys, skippedKeyIDs: [])
     }
 
-    private init(keys: [String: RSAPublicKey], skippedKeyIDs: [String]) {
+    init(keys: [String: RSAPublicKey], skippedKeyIDs: [String]) {
         self.keys = keys
         self.keysByUTF8 = keys.map { (Array($0.key.utf8), $0.value) }
         self.skippedKeyIDs = skippedKeyIDs

@@ -16,6 +16,12 @@ public final class RSAPublicKey: Sendable {
         self.init(key: try OpenSSLPublicKey.fromPublicKeyPEM(publicKeyPEM))
     }
 
+    /// A JWK's RSA components (RFC 7518 §6.3.1): the modulus `n` and public exponent `e`, big-endian. Throws for
+    /// keys under 2048 bits and exponents that cannot verify.
+    public convenience init(modulus: [UInt8], exponent: [UInt8]) throws(KeySetError) {
+        self.init(key: try OpenSSLPublicKey.fromRSAComponents(modulus: modulus, exponent: exponent))
+    }
+
     /// RSASSA-PKCS1-v1_5 with SHA-256. False unless `signature` is exactly `modulusByteCount` bytes and valid.
     public func verifyRS256(signature: some Collection<UInt8>, signedBytes: some Collection<UInt8>) -> Bool {
         let verify = { (signature: UnsafeBufferPointer<UInt8>) -> Bool in
@@ -33,6 +39,9 @@ public final class RSAPublicKey: Sendable {
 
     /// The modulus `n`, big-endian, `modulusByteCount` bytes (public, as in a JWK's `n`).
     public var modulus: [UInt8] { key.modulusBytes }
+
+    /// The public exponent `e`, big-endian, without leading zero bytes (as in a JWK's `e`).
+    public var exponent: [UInt8] { key.exponentBytes }
 
     /// The key size in bits.
     public var bits: Int { key.bits }

@@ -99,6 +99,40 @@ final class OpenSSLPublicKey: @unchecked Sendable {
         return try checked(pkey)
     }
 
+    /// An RSA key from its big-endian modulus and public exponent (a JWK's `n` and `e`, RFC 7518 §6.3.1).
+    static func fromRSAComponents(modulus: [UInt8], exponent: [UInt8]) throws(KeySetError) -> OpenSSLPublicKey {
+        guard !modulus.isEmpty, !exponent.isEmpty, modulus.count <= Self.maxModulusBits / 8, exponent.count <= Self.maxModulusBits / 8,
+              let builder = OSSL_PARAM_BLD_new()
+        else { throw .unusableKey }
+        defer { OSSL_PARAM_BLD_free(builder) }
+        let n = BN_bin2bn(modulus, Int32(modulus.count), nil)
+        let e = BN_bin2bn(exponent, Int32(exponent.count), nil)
+        defer {
+            BN_free(n)
+            BN_free(e)
+        }
+        guard let n, let e, storygate_OSSL_PARAM_BLD_push_RSA_public(builder, n, e) == 1,
+              let parameters = OSSL_PARAM_BLD_to_param(builder)
+        else {
+            ERR_clear_error()
+            throw .unusableKey
+        }
+        defer { OSSL_PARAM_free(parameters) }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+            ERR_clear_error()
+            throw .unusableKey
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var pkey: OpaquePointer?
+        guard EVP_PKEY_fromdata_init(context) == 1,
+              EVP_PKEY_fromdata(context, &pkey, storygate_EVP_PKEY_PUBLIC_KEY(), parameters) == 1, let pkey
+        else {
+            ERR_clear_error()
+            throw .unusableKey
+        }
+        return try checked(pkey)
+    }
+
     /// Takes ownership of `pkey` and frees it when it is refused: an RSA key of 2048 to 16,384 bits whose public
     /// exponent is odd, at least 3 and below the modulus (and at most 64 bits past 3,072-bit moduli, as OpenSSL's
     /// RSA code requires). An exponent of 1 would make every message its own signature.
@@ -143,6 +177,13 @@ final class OpenSSLPublicKey: @unchecked Sendable {
     var modulusBytes: [UInt8] {
         var bytes = [UInt8](repeating: 0, count: modulusByteCount)
         _ = BN_bn2binpad(modulus, &bytes, Int32(bytes.count))
+        return bytes
+    }
+
+    /// The public exponent, big-endian, without leading zero bytes.
+    var exponentBytes: [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: (Int(BN_num_bits(exponent)) + 7) / 8)
+        _ = BN_bn2bin(exponent, &bytes)
         return bytes
     }
 

@@ -38,13 +38,7 @@ public struct TokenVerifier: Sendable {
             guard let key = decoded.withStringBytes(decoded.slots.kid, { keySet.key(keyID: $0) }) ?? nil else {
                 throw .init(.unknownKey, "The token's kid does not name a current signing key.")
             }
-            let signatureValid = decoded.storage.withUnsafeBufferPointer { buffer in
-                key.key.verifyRS256(
-                    signature: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[decoded.signatureRange])),
-                    message: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: token[0..<decoded.signingInputCount]))
-                )
-            }
-            guard signatureValid else { throw .init(.badSignature, "The token's signature is invalid.") }
+            guard decoded.signatureIsValid(key: key, token: token) else { throw .init(.badSignature, "The token's signature is invalid.") }
             return .success(VerifiedToken(
                 uid: decoded.subject ?? "",
                 projectID: rules.projectID,
@@ -55,6 +49,20 @@ public struct TokenVerifier: Sendable {
             ))
         } catch {
             return .failure(error)
+        }
+    }
+}
+
+extension DecodedToken {
+    /// Whether the signature verifies under `key` over `token`'s signing input (`token` is the text this was
+    /// decoded from).
+    @inline(__always)
+    func signatureIsValid(key: RSAPublicKey, token: UnsafeBufferPointer<UInt8>) -> Bool {
+        storage.withUnsafeBufferPointer { buffer in
+            key.key.verifyRS256(
+                signature: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[signatureRange])),
+                message: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: token[0..<signingInputCount]))
+            )
         }
     }
 }

@@ -38,6 +38,7 @@ struct GatewayHarness: Sendable {
         accessLogger: Logger? = nil,
         logger: Logger = Self.logger,
         waitUntilReady: Bool = true,
+        googleAccessToken: (@Sendable () async throws -> String)? = nil,
         source: ConfigurationSource? = nil,
         logLevel: LogLevelSetting? = nil,
         _ body: @Sendable (GatewayHarness) async throws -> Void
@@ -63,7 +64,7 @@ struct GatewayHarness: Sendable {
             let (adminPorts, adminPortContinuation) = AsyncStream<Int>.makeStream()
             let application = try GatewayApplication(
                 configuration: configuration, logger: logger, certificatePolicy: policy, extraRoutes: extraRoutes,
-                accessLogger: accessLogger, onServerRunning: { portContinuation.yield($0) },
+                accessLogger: accessLogger, googleAccessToken: googleAccessToken, onServerRunning: { portContinuation.yield($0) },
                 onAdminRunning: { adminPortContinuation.yield($0) }, source: source, logLevel: logLevel
             )
             let client = CurlClient(logger: Self.logger)
