@@ -33,6 +33,14 @@ import Testing
 /// |                           | reason phrase                          |                             |                   | SP, VCHAR and obs-text only          |
 /// | `contentLengthOverEigh    | a `Content-Length` of 19 digits or     | refuses (502) before the    | passes the head   | RFC 9110 §8.6: a recipient must not  |
 /// | teenDigits`               | more (10^18 and up)                    | head                        | on                | overflow; no answer is an exabyte    |
+/// | `framingFieldInTrailer`   | `Content-Length` or `Transfer-Encoding`| reads the answer; trailers  | refuses           | RFC 9110 §6.5.1: framing fields must |
+/// |                           | in a chunked body's trailer section    | are not passed on           |                   | not be trailers; they frame nothing  |
+/// | `chunkExtensionAfterTab`  | `5\t;ext` (a tab before a chunk        | reads it                    | refuses           | RFC 9112 §7.1.1: BWS (SP or HTAB)    |
+/// |                           | extension)                             |                             |                   | may precede `;`                      |
+/// | `interimAnswerFields`     | an interim (1xx) answer with           | drops the answer            | refuses           | RFC 9110 §15.2: an interim answer    |
+/// |                           | `Connection`, a `Content-Length` with  |                             |                   | ends at its head; both paths drop it |
+/// |                           | a tab or repeated, `Transfer-Encoding`,|                             |                   | (the gateway's reader still refuses  |
+/// |                           | or a control in its reason phrase      |                             |                   | an invalid `Content-Length` there)   |
 /// | `keepAliveWithoutLength`  | an answer to HEAD, or a 204 or 304,    | keeps the connection        | closes it         | RFC 9112 §6.3 item 1, §9.3: the      |
 /// |                           | without `Content-Length`               |                             |                   | answer ends at its head; HTTP/1.1    |
 /// |                           |                                        |                             |                   | connections persist                  |
@@ -100,6 +108,9 @@ struct ResponseCodecFuzzTests {
         case reasonPhraseControl
         case keepAliveWithoutLength
         case contentLengthOverEighteenDigits
+        case framingFieldInTrailer
+        case chunkExtensionAfterTab
+        case interimAnswerFields
     }
 
     static func fields(_ fields: HTTPFields) -> [String] {
@@ -236,6 +247,13 @@ struct ResponseCodecFuzzTests {
         // The final head of answer `index` as the gateway reads it (after any interim ones).
         let lines = Self.finalHead(bytes[gateway.starts[index]...])
         let referenceRefusedBeforeHead = reference.ending == .failed(index: index, head: nil)
+        let interim = Self.interimHeads(bytes[gateway.starts[index]...])
+        if interim.contains(where: { lines in
+            lines.dropFirst().contains { ["connection:", "content-length:", "transfer-encoding:"].contains(where: $0.lowercased().hasPrefix) }
+                || lines.first.map(Self.hasControlInReason) == true
+        }) {
+            return .interimAnswerFields
+        }
         if referenceRefusedBeforeHead, gateway.repeatedLength.contains(index) { return .repeatedContentLength }
         if referenceRefusedBeforeHead, !reference.refusedByRule, lines.contains(where: Self.isContentLengthWithTrailingTab) {
             return .contentLengthTrailingTab
@@ -246,15 +264,27 @@ struct ResponseCodecFuzzTests {
         {
             return .transferCodingWithoutBody
         }
+        if case .failed(index, let head?) = reference.ending, head.status == gateway.answers[safe: index]?.status, index + 1 < gateway.starts.count {
+            // The chunked body as the gateway read it, line by line.
+            let body = String(decoding: bytes[gateway.starts[index]..<gateway.starts[index + 1]], as: UTF8.self).components(separatedBy: "\r\n")
+            let trailer = body.reversed().drop { $0.isEmpty }.prefix { !$0.hasPrefix("0") }
+            if trailer.contains(where: { ["content-length:", "transfer-encoding:"].contains(where: $0.lowercased().hasPrefix) }) {
+                return .framingFieldInTrailer
+            }
+            let tabBeforeExtension = body.contains { line in
+                let size = line.prefix { $0.isHexDigit }
+                let rest = line.dropFirst(size.count)
+                return !size.isEmpty && rest.hasPrefix("\t") && rest.drop { $0 == " " || $0 == "\t" }.hasPrefix(";")
+            }
+            if tabBeforeExtension { return .chunkExtensionAfterTab }
+        }
         if gateway.ending == .failed(index: index, head: nil), reference.answers.count > index || reference.ending != gateway.ending {
             // A `Content-Length` of 19 digits or more (10^18 bytes and up): not a length any answer has.
             let longLength = lines.contains { line in
                 line.lowercased().hasPrefix("content-length:") && line.dropFirst(15).filter({ $0.isASCII && $0.isNumber }).count >= 19
             }
             if longLength { return .contentLengthOverEighteenDigits }
-            // The reason phrase holds a control.
-            let reason = lines.first?.utf8.dropFirst(13) ?? "".utf8.dropFirst()
-            if reason.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) { return .reasonPhraseControl }
+            if lines.first.map(Self.hasControlInReason) == true { return .reasonPhraseControl }
         }
         return nil
     }
@@ -268,6 +298,23 @@ struct ResponseCodecFuzzTests {
             return head.components(separatedBy: "\r\n")
         }
         return []
+    }
+
+    /// The interim (1xx but 101) heads at the start of `bytes`, as lines.
+    static func interimHeads(_ bytes: ArraySlice<UInt8>) -> [[String]] {
+        let text = String(decoding: bytes.prefix(200_000), as: UTF8.self)
+        var heads: [[String]] = []
+        for head in text.components(separatedBy: "\r\n\r\n") {
+            let code = head.utf8.dropFirst(9).prefix(3)
+            guard code.first == UInt8(ascii: "1"), !code.elementsEqual("101".utf8) else { break }
+            heads.append(head.components(separatedBy: "\r\n"))
+        }
+        return heads
+    }
+
+    /// Whether a status line's reason phrase holds a control byte other than HTAB.
+    static func hasControlInReason(_ statusLine: String) -> Bool {
+        statusLine.utf8.dropFirst(13).contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     /// Whether answer `index`, which the gateway keeps the connection after and SwiftNIO does not, has no body by
@@ -339,4 +386,8 @@ struct ResponseCodecFuzzTests {
         print("response codec fuzz, shard \(shard): \(run.cases) cases, \(run.messages) messages, \(tally.read) read, excluded \(tally.excluded)")
         if CodecFuzz.replay == nil { #expect(tally.read * 3 > run.messages) }
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { self.indices.contains(index) ? self[index] : nil }
 }
