@@ -8,9 +8,7 @@ import Foundation
 enum CodecFuzz {
     static let defaultSeed: UInt64 = 0x5EED_C0DE_C0DE_F022
 
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["FUZZ_SEED"].flatMap { UInt64($0) } ?? Self.defaultSeed
-    }
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["FUZZ_SEED"].flatMap { UInt64($0) } ?? Self.defaultSeed
 
     /// Messages per direction, across all shards.
     static var messages: Int {

@@ -163,7 +163,7 @@ struct RequestGenerator {
     /// Framing fields (`Content-Length`, `Transfer-Encoding`) and the body that goes with them.
     private mutating func framing(plain: Bool) -> (fields: [[UInt8]], body: [UInt8]) {
         let choice = plain ? self.random.below(3) : self.random.below(14)
-        let bodyLength = self.random.chance(80) ? self.random.below(24) : self.random.below(20_000)
+        let bodyLength = self.random.chance(90) ? self.random.below(24) : self.random.below(20_000)
         let body = self.body(bodyLength)
         switch choice {
         case 0: return ([], [])
@@ -212,7 +212,7 @@ struct RequestGenerator {
     private mutating func chunked(plain: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<self.random.below(4) {
-            let size = 1 + self.random.below(self.random.chance(90) ? 20 : 5000)
+            let size = 1 + self.random.below(self.random.chance(95) ? 20 : 5000)
             var sizeText = String(size, radix: 16, uppercase: self.random.chance(50))
             var data = [UInt8](repeating: UInt8(ascii: "c"), count: size)
             var afterData: [UInt8] = [0x0D, 0x0A]

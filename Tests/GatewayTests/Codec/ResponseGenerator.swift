@@ -127,7 +127,7 @@ struct ResponseGenerator {
     private mutating func framing(plain: Bool, hasBody: Bool, last: Bool) -> (fields: [[UInt8]], body: [UInt8]) {
         let choices = plain ? (last ? 4 : 3) : 14
         let choice = self.random.below(choices)
-        let length = self.random.chance(80) ? self.random.below(24) : self.random.below(20_000)
+        let length = self.random.chance(90) ? self.random.below(24) : self.random.below(20_000)
         let body = hasBody ? self.body(length) : []
         switch choice {
         case 0: return ([self.line("Content-Length", String(length))], body)
@@ -177,7 +177,7 @@ struct ResponseGenerator {
     private mutating func chunked(plain: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<self.random.below(4) {
-            let size = 1 + self.random.below(self.random.chance(90) ? 20 : 5000)
+            let size = 1 + self.random.below(self.random.chance(95) ? 20 : 5000)
             var sizeText = String(size, radix: 16, uppercase: self.random.chance(50))
             var data = [UInt8](repeating: UInt8(ascii: "c"), count: size)
             var afterData: [UInt8] = [0x0D, 0x0A]
