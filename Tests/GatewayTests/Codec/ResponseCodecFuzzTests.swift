@@ -37,10 +37,11 @@ import Testing
 /// |                           | in a chunked body's trailer section    | are not passed on           |                   | not be trailers; they frame nothing  |
 /// | `chunkExtensionAfterTab`  | `5\t;ext` (a tab before a chunk        | reads it                    | refuses           | RFC 9112 §7.1.1: BWS (SP or HTAB)    |
 /// |                           | extension)                             |                             |                   | may precede `;`                      |
-/// | `interimAnswerFields`     | an interim (1xx) answer with           | drops the answer            | refuses           | RFC 9110 §15.2: an interim answer    |
-/// |                           | `Connection`, a `Content-Length` with  |                             |                   | ends at its head; both paths drop it |
-/// |                           | a tab or repeated, `Transfer-Encoding`,|                             |                   | (the gateway's reader still refuses  |
-/// |                           | or a control in its reason phrase      |                             |                   | an invalid `Content-Length` there)   |
+/// | `interimAnswerFields`     | an interim (1xx) answer with a         | drops the answer (refuses   | refuses, or stops | RFC 9110 §15.2: an interim answer    |
+/// |                           | `Connection`, `Content-Length` or      | an invalid `Content-Length`,| after it (`Connec-| ends at its head, and both paths     |
+/// |                           | `Transfer-Encoding` field, or a        | or one beside `Transfer-    | tion: close`)     | drop it: these frame nothing         |
+/// |                           | control in its reason phrase, or as    | Encoding`)                  |                   |                                      |
+/// |                           | HTTP/1.0                               |                             |                   |                                      |
 /// | `keepAliveWithoutLength`  | an answer to HEAD, or a 204 or 304,    | keeps the connection        | closes it         | RFC 9112 §6.3 item 1, §9.3: the      |
 /// |                           | without `Content-Length`               |                             |                   | answer ends at its head; HTTP/1.1    |
 /// |                           |                                        |                             |                   | connections persist                  |
@@ -250,7 +251,7 @@ struct ResponseCodecFuzzTests {
         let interim = Self.interimHeads(bytes[gateway.starts[index]...])
         if interim.contains(where: { lines in
             lines.dropFirst().contains { ["connection:", "content-length:", "transfer-encoding:"].contains(where: $0.lowercased().hasPrefix) }
-                || lines.first.map(Self.hasControlInReason) == true
+                || lines.first.map(Self.hasControlInReason) == true || lines.first?.hasPrefix("HTTP/1.0") == true
         }) {
             return .interimAnswerFields
         }
@@ -388,6 +389,6 @@ struct ResponseCodecFuzzTests {
     }
 }
 
-extension Array {
+fileprivate extension Array {
     subscript(safe index: Int) -> Element? { self.indices.contains(index) ? self[index] : nil }
 }
