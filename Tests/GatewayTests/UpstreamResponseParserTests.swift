@@ -342,6 +342,23 @@ struct UpstreamResponseParserTests {
         #expect(out.events.last == .end)
     }
 
+    /// Found by the differential fuzz (`ResponseCodecFuzzTests`): an answer without a body (to HEAD, 1xx, 204,
+    /// 304) was read whatever its `Content-Length` said, where SwiftNIO's parser refuses it.
+    @Test(arguments: [
+        ("HTTP/1.1 200 OK\r\nContent-Length: 0x2\r\n\r\n", true),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 18\r\nContent-Length: 17\r\n\r\n", true),
+        ("HTTP/1.1 304 X\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\n", false),
+        ("HTTP/1.1 204 X\r\nContent-Length: +10\r\n\r\n", false),
+        ("HTTP/1.1 404 X\r\nContent-Length: 7,8\r\n\r\n", true),
+        ("HTTP/1.1 199 X\r\ncontent-length: 7\r\nContent-Length: 6\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false),
+        ("HTTP/1.1 100 X\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false),
+    ])
+    func bodylessAnswerWithInvalidContentLengthIsRefused(input: String, toHEAD: Bool) {
+        let out = parse([bytes(input)], toHEAD: toHEAD)
+        #expect(out.error != nil)
+        #expect(out.events.isEmpty)
+    }
+
     @Test(arguments: [204, 304])
     func noBodyStatusesIgnoreContentLength(code: Int) {
         let input = bytes("HTTP/1.1 \(code) X\r\nContent-Length: 5\r\n\r\nhello")

@@ -525,63 +525,65 @@ struct UpstreamResponseParser {
                 v += 1
             }
 
-            if !isInterim {
-                let nameLength = nameEnd - pos
-                if nameLength == 14, HTTPListValue.equalsLowercased(p, pos, "content-length") {
-                    contentLengthPresent = true
-                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
-                        let length = e - s
-                        guard length > 0, length <= 18 else {
+            let nameLength = nameEnd - pos
+            if nameLength == 14, HTTPListValue.equalsLowercased(p, pos, "content-length") {
+                contentLengthPresent = true
+                HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
+                    let length = e - s
+                    guard length > 0, length <= 18 else {
+                        contentLengthInvalid = true
+                        return
+                    }
+                    var value = 0
+                    var k = s
+                    while k < e {
+                        let digit = p[k] &- UInt8(ascii: "0")
+                        guard digit <= 9 else {
                             contentLengthInvalid = true
                             return
                         }
-                        var value = 0
-                        var k = s
-                        while k < e {
-                            let digit = p[k] &- UInt8(ascii: "0")
-                            guard digit <= 9 else {
-                                contentLengthInvalid = true
-                                return
-                            }
-                            value = value * 10 + Int(digit)
-                            k += 1
-                        }
-                        contentLengthValues += 1
-                        if contentLength < 0 {
-                            contentLength = value
-                        } else if contentLength != value {
-                            contentLengthInvalid = true
-                        }
+                        value = value * 10 + Int(digit)
+                        k += 1
                     }
-                } else if nameLength == 17, HTTPListValue.equalsLowercased(p, pos, "transfer-encoding") {
-                    transferEncodingPresent = true
-                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
-                        transferCodings += 1
-                        if !(e - s == 7 && HTTPListValue.equalsLowercased(p, s, "chunked")) {
-                            transferEncodingNotChunked = true
-                        }
+                    contentLengthValues += 1
+                    if contentLength < 0 {
+                        contentLength = value
+                    } else if contentLength != value {
+                        contentLengthInvalid = true
                     }
-                } else if nameLength == 10, HTTPListValue.equalsLowercased(p, pos, "connection") {
-                    HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
-                        if e - s == 5 && HTTPListValue.equalsLowercased(p, s, "close") {
-                            connectionClose = true
-                        } else if e > s, !(e - s == 10 && HTTPListValue.equalsLowercased(p, s, "keep-alive")) {
-                            connectionNamesFields = true
-                        }
+                }
+            } else if nameLength == 17, HTTPListValue.equalsLowercased(p, pos, "transfer-encoding") {
+                transferEncodingPresent = true
+                HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
+                    transferCodings += 1
+                    if !(e - s == 7 && HTTPListValue.equalsLowercased(p, s, "chunked")) {
+                        transferEncodingNotChunked = true
+                    }
+                }
+            } else if nameLength == 10, HTTPListValue.equalsLowercased(p, pos, "connection") {
+                HTTPListValue.forEachElement(p, valueStart, valueEnd) { s, e in
+                    if e - s == 5 && HTTPListValue.equalsLowercased(p, s, "close") {
+                        connectionClose = true
+                    } else if e > s, !(e - s == 10 && HTTPListValue.equalsLowercased(p, s, "keep-alive")) {
+                        connectionNamesFields = true
                     }
                 }
             }
             pos = lf + 1
         }
 
-        if isInterim {
-            return .success(ParsedHead(status: nil, framing: .none, keepAlive: false))
-        }
-
         // Both framings at once: a sign of response smuggling (RFC 9112 §6.3 ¶3), and the `Content-Length` would be
         // passed on to the client beside a body of another length. Refused, as SwiftNIO's parser refuses it.
         if transferEncodingPresent && contentLengthPresent {
             return .failure(.invalid("both transfer-encoding and content-length"))
+        }
+        // A `Content-Length` that is not one number is refused on every answer, those without a body too (1xx,
+        // 204, 304, to HEAD): it would be passed on as received, and SwiftNIO's parser refuses it on any answer.
+        if contentLengthPresent, contentLengthInvalid || contentLength < 0 {
+            return .failure(.invalid("invalid content-length"))
+        }
+        if isInterim {
+            return .success(ParsedHead(status: nil, framing: .none, keepAlive: false))
         }
         var keepAlive = isHTTP11 && !connectionClose
         let framing: Framing
@@ -593,9 +595,6 @@ struct UpstreamResponseParser {
             }
             framing = .chunked
         } else if contentLengthPresent {
-            guard !contentLengthInvalid, contentLength >= 0 else {
-                return .failure(.invalid("invalid content-length"))
-            }
             framing = contentLength == 0 ? .none : .fixed(contentLength)
         } else {
             framing = .close

@@ -1,0 +1,121 @@
+import Foundation
+
+/// The seeds, sizes and shards of the differential codec fuzz (``RequestCodecFuzzTests``, ``ResponseCodecFuzzTests``).
+///
+/// Every case (one to three messages back to back on one connection) has its own seed, worked out from the run's
+/// seed, the shard and the case's index, so one case replays alone: `FUZZ_REPLAY=<case seed>` runs only it. The run's
+/// seed is `FUZZ_SEED` (a fixed one by default), and `FUZZ_MESSAGES` the messages per direction (100,000 by default).
+enum CodecFuzz {
+    static let defaultSeed: UInt64 = 0x5EED_C0DE_C0DE_F022
+
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["FUZZ_SEED"].flatMap { UInt64($0) } ?? Self.defaultSeed
+
+    /// Messages per direction, across all shards.
+    static var messages: Int {
+        ProcessInfo.processInfo.environment["FUZZ_MESSAGES"].flatMap { Int($0) } ?? 100_000
+    }
+
+    /// One case to run alone, by its seed.
+    static var replay: UInt64? {
+        ProcessInfo.processInfo.environment["FUZZ_REPLAY"].flatMap { UInt64($0) }
+    }
+
+    /// Shards run as separate test cases, so Swift Testing runs them in parallel.
+    static let shards = Array(0..<8)
+
+    /// The seed of case `index` of `shard` (a SplitMix64 step over the three, so neighbouring cases share nothing).
+    static func caseSeed(shard: Int, index: Int) -> UInt64 {
+        var mixer = SplitMix64(seed: Self.seed ^ (UInt64(shard) &* 0x9E37_79B9_7F4A_7C15))
+        _ = mixer.next()
+        var second = SplitMix64(seed: mixer.next() &+ UInt64(index))
+        return second.next()
+    }
+
+    /// The cases of one shard: (case seed) until the shard has its share of messages (`messagesOf` says how many
+    /// messages a case holds).
+    static func run(shard: Int, messagesOf: (UInt64) -> Int, check: (UInt64) -> Void) -> (cases: Int, messages: Int) {
+        if let replay = Self.replay {
+            // Shard 0 alone runs the case; the other shards have nothing to do.
+            guard shard == 0 else { return (0, 0) }
+            check(replay)
+            return (1, messagesOf(replay))
+        }
+        let share = (Self.messages + Self.shards.count - 1) / Self.shards.count
+        var messages = 0
+        var index = 0
+        while messages < share {
+            let seed = Self.caseSeed(shard: shard, index: index)
+            messages += messagesOf(seed)
+            check(seed)
+            index += 1
+        }
+        return (index, messages)
+    }
+
+    /// Bytes as a Swift string literal's contents: printable ASCII as is, `\r`, `\n`, `\t`, `\\`, `"`, and `\u{XX}`
+    /// for every other byte.
+    static func escaped(_ bytes: [UInt8], limit: Int = 4096) -> String {
+        var text = ""
+        for byte in bytes.prefix(limit) {
+            switch byte {
+            case UInt8(ascii: "\r"): text += "\\r"
+            case UInt8(ascii: "\n"): text += "\\n"
+            case UInt8(ascii: "\t"): text += "\\t"
+            case UInt8(ascii: "\\"): text += "\\\\"
+            case UInt8(ascii: "\""): text += "\\\""
+            case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(byte))
+            default: text += "\\u{\(String(byte, radix: 16, uppercase: true))}"
+            }
+        }
+        if bytes.count > limit { text += "… (\(bytes.count) bytes)" }
+        return text
+    }
+
+    /// What a failure prints: how to replay it, and the bytes.
+    static func describe(seed: UInt64, suite: String, bytes: [UInt8], _ problem: String) -> String {
+        "\(problem)\n  replay: FUZZ_REPLAY=\(seed) swift test --skip-build --filter \(suite)\n  bytes: \"\(Self.escaped(bytes))\""
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a small, fast, seedable generator; the same seed gives the same sequence on
+/// every platform.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        self.state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// 0..<bound.
+    mutating func below(_ bound: Int) -> Int {
+        Int(self.next() % UInt64(max(bound, 1)))
+    }
+
+    /// True with probability `percent` / 100.
+    mutating func chance(_ percent: Int) -> Bool {
+        self.below(100) < percent
+    }
+
+    mutating func pick<T>(_ choices: [T]) -> T {
+        choices[self.below(choices.count)]
+    }
+
+    /// Cut points that split `count` bytes into up to `pieces` non-empty pieces, ascending, without 0 and `count`.
+    mutating func splits(of count: Int, pieces: Int) -> [Int] {
+        guard count > 1 else { return [] }
+        var cuts = Set<Int>()
+        for _ in 0..<max(0, pieces - 1) { cuts.insert(1 + self.below(count - 1)) }
+        return cuts.sorted()
+    }
+}
+
+/// `abc…z` repeated, for generated bodies (up to 20,000 bytes from any of the first 26).
+let letters: [UInt8] = (0..<(20_100 + 26)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
