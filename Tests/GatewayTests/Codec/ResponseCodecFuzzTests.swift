@@ -8,7 +8,7 @@ import Testing
 
 @testable import Gateway
 
-/// The gateway's own answer reader (``UpstreamResponseParser``, the direct path's) against SwiftNIO's
+/// The gateway's own answer reader (``UpstreamResponseParser``, the raw path's) against SwiftNIO's
 /// `HTTPResponseDecoder` as the proxy configures it (`addHTTPClientHandlers`: default limits, interim answers
 /// dropped; then the answer checks of ``UpstreamForwarder``: a status in 100–599 and not 101, no transfer coding but
 /// `chunked`), on generated answers (``ResponseGenerator``), one to three back to back, each to a request whose
@@ -118,7 +118,7 @@ struct ResponseCodecFuzzTests {
         fields.map { field in "\(field.name.rawName): \(field.withUnsafeBytesOfValue { String(decoding: $0, as: UTF8.self) })" }
     }
 
-    /// What the direct path's parser reads of `bytes` fed in the pieces `cuts` makes.
+    /// What the raw path's parser reads of `bytes` fed in the pieces `cuts` makes.
     static func gatewayReads(_ bytes: [UInt8], methods: [String], cuts: [Int]) -> Reading {
         var parser = UpstreamResponseParser()
         var reading = Reading()
@@ -375,7 +375,7 @@ struct ResponseCodecFuzzTests {
         )
     }
 
-    @Test("the direct path reads upstream answers as SwiftNIO reads them", arguments: CodecFuzz.shards)
+    @Test("the raw path reads upstream answers as SwiftNIO reads them", arguments: CodecFuzz.shards)
     func differential(shard: Int) {
         var tally = Tally()
         var failures = 0
