@@ -67,7 +67,7 @@ public final class MotoServer: Sendable {
 
     /// Starts the server again on the same port after ``kill()``, bootstrapped afresh (a new key pair).
     public func restart(startTimeout: Double = 60) async throws {
-        self.kill()
+        try await offCooperativePool { self.kill() }
         try await self.launch(executable: try Self.executable(), startTimeout: startTimeout)
     }
 
@@ -233,6 +233,12 @@ public struct MotoServerError: Error, CustomStringConvertible {
 /// Runs `body` with a fresh `moto_server` of its own, and stops it after.
 public func withMotoServer<T>(bucket: String = "storygate-media", _ body: (MotoServer) async throws -> T) async throws -> T {
     let server = try await MotoServer.start(bucket: bucket)
-    defer { server.kill() }
-    return try await body(server)
+    do {
+        let result = try await body(server)
+        try? await offCooperativePool { server.kill() }
+        return result
+    } catch {
+        try? await offCooperativePool { server.kill() }
+        throw error
+    }
 }

@@ -28,7 +28,7 @@ public final class RedisClusterServer: Sendable {
                 nodes.append(try await RedisServer.start(arguments: arguments))
             }
             let cluster = RedisClusterServer(nodes: nodes)
-            try cluster.create()
+            try await offCooperativePool { try cluster.create() }
             try await cluster.waitUntilReady(timeout: startTimeout)
             return cluster
         } catch {
@@ -137,6 +137,12 @@ public final class RedisClusterServer: Sendable {
 /// Runs `body` with a fresh three-primary Redis Cluster of its own, and stops it after.
 public func withRedisCluster<T>(_ body: (RedisClusterServer) async throws -> T) async throws -> T {
     let cluster = try await RedisClusterServer.start()
-    defer { cluster.stop() }
-    return try await body(cluster)
+    do {
+        let result = try await body(cluster)
+        try? await offCooperativePool { cluster.stop() }
+        return result
+    } catch {
+        try? await offCooperativePool { cluster.stop() }
+        throw error
+    }
 }

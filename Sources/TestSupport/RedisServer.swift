@@ -43,7 +43,7 @@ public final class RedisServer: Sendable {
                 try await server.launch(startTimeout: startTimeout)
                 return server
             } catch {
-                server.kill()
+                try? await offCooperativePool { server.kill() }
                 lastError = error
             }
         }
@@ -64,7 +64,7 @@ public final class RedisServer: Sendable {
 
     /// Starts the server again on the same port (after `kill()`), and waits until it answers PING.
     public func restart(startTimeout: Double = 10) async throws {
-        self.kill()
+        try await offCooperativePool { self.kill() }
         try await self.launch(startTimeout: startTimeout)
     }
 
@@ -215,6 +215,12 @@ public struct RedisServerError: Error, CustomStringConvertible {
 /// Runs `body` with a fresh `redis-server` of its own, and stops the server (and removes its directory) after.
 public func withRedisServer<T>(arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try await RedisServer.start(arguments: arguments)
-    defer { server.stop() }
-    return try await body(server)
+    do {
+        let result = try await body(server)
+        try? await offCooperativePool { server.stop() }
+        return result
+    } catch {
+        try? await offCooperativePool { server.stop() }
+        throw error
+    }
 }
