@@ -100,11 +100,17 @@ struct BodyTimeoutTests {
 struct RouteTimeoutWithBodyTests {
     @Test("a body streaming up for longer than the route's timeout is forwarded whole", arguments: DirectPathTests.Path.allCases)
     func longUpload(path: DirectPathTests.Path) async throws {
-        // `/slow/` has a 0.3 s timeout; the body takes about 1.5 s to arrive.
-        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, upstream in
-            let text = try await BodyTimeoutTests.trickle("/slow/echo", pieces: 15, port: gateway.port)
+        // `/slow/` gets a 1 s timeout here; the body takes about 2.5 s to arrive. (The upstream runs in this test
+        // process: the timeout leaves it time to take each part while other tests keep the machine busy.)
+        try await ProxyFixture.run(configure: { configuration in
+            path.apply(to: &configuration)
+            for index in configuration.routes.indices where configuration.routes[index].path == .prefix("/slow/") {
+                configuration.routes[index].timeoutSeconds = 1
+            }
+        }) { gateway, upstream in
+            let text = try await BodyTimeoutTests.trickle("/slow/echo", pieces: 25, port: gateway.port)
             #expect(text.hasPrefix("HTTP/1.1 200 "), "\(text.prefix(80))")
-            #expect(text.contains("\"bodyBytes\":75"), "\(text)")
+            #expect(text.contains("\"bodyBytes\":125"), "\(text)")
             #expect(upstream.requestCount == 1)
         }
     }

@@ -67,7 +67,10 @@ struct GatewayHarness: Sendable {
                 accessLogger: accessLogger, googleAccessToken: googleAccessToken, onServerRunning: { portContinuation.yield($0) },
                 onAdminRunning: { adminPortContinuation.yield($0) }, source: source, logLevel: logLevel
             )
-            let client = CurlClient(logger: Self.logger)
+            // At most 256 connections to the gateway at once, more requests waiting in curl: a burst of 1,000 new
+            // connections overflowed the listen backlog (1,024, shared with the other tests' gateways) and a dropped
+            // SYN is retried only after a second or more, which a loaded machine turned into a 10 s client timeout.
+            let client = CurlClient(configuration: .init(maxConnectionsPerHost: 256), logger: Self.logger)
             // The client runs apart and stops only once the body is done: a test that shuts the gateway down while a
             // call is in flight still reads that call's answer (in one group, the client stopped as soon as the
             // gateway had, sometimes before curl had finished reading the last answer).
