@@ -565,7 +565,7 @@ report() {
       printf '| p99 (lower is better) | %s | <= 1.00 | %s |\n' "$p99_ratio" \
         "$(awk -v r="$p99_ratio" 'BEGIN { print (r + 0 <= 1.0) ? "met" : "NOT MET" }')"
       # The goal is judged on the medians above; the pairs show how much one round moves.
-      printf '\nRequests per CPU-second, round by round (each StoryGate round over the HAProxy round after it): %s\n' \
+      printf '\nRequests per CPU-second, round by round (each StoryGate round over the same round'"'"'s HAProxy): %s\n' \
         "$(paste <(column_of "$m" storygate 8) <(column_of "$m" haproxy 8) | awk '{ printf "%s%.2f", (NR > 1 ? ", " : ""), ($2 > 0 ? $1 / $2 : 0) }')"
     fi
     if [ "$m" = rotating ] && ((${#rule_targets[@]})) && [[ " ${target_list[*]} " == *" storygate "* ]]; then
