@@ -363,8 +363,10 @@ if ((revocation)); then
 fi
 if ((app_check)); then
   check "storygate-appcheck: no App Check token" "http://127.0.0.1:$storygate_appcheck_port$sg_path" 401 '"APP_CHECK_FAILED"' "$valid_token"
+  flipped=A
+  [ "${app_check_token: -1}" = A ] && flipped=B
   check "storygate-appcheck: tampered App Check token" "http://127.0.0.1:$storygate_appcheck_port$sg_path" 401 '"APP_CHECK_FAILED"' \
-    "$valid_token" "${app_check_token%?}A"
+    "$valid_token" "${app_check_token%?}$flipped"
 fi
 if [ "$route" = proxy ]; then
   check "storygate: the api limit is on the route" "http://127.0.0.1:$storygate_port$sg_path" 200 "$ok_body" "$valid_token"
