@@ -7,6 +7,8 @@
 --   WRK_PATH      the request path                            (default: /v1/me)
 --   WRK_BODY_FILE a file whose bytes are sent as the body     (default: no body)
 --   WRK_CONTENT_TYPE the body's Content-Type                  (default: application/json when there is a body)
+--   WRK_APP_CHECK_FILE a file of App Check tokens, one per line: each request also carries X-Firebase-AppCheck,
+--                 the token at the ID token's place modulo their count (so a user keeps one) (default: none)
 --   WRK_RATE      requests per second for the whole run, paced (default: as fast as possible)
 --   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (for spreading the tokens and the pace over the threads)
 --
@@ -25,6 +27,7 @@ function setup(thread)
 end
 
 local tokens = {}
+local app_check_tokens = {}
 local index = 0
 local method, path, body, headers
 local rate, paced_delay, sent, second_start, sent_at_second_start, scale
@@ -49,6 +52,13 @@ function init(args)
     handle:close()
     headers["Content-Type"] = os.getenv("WRK_CONTENT_TYPE") or "application/json"
   end
+  local app_check_file = os.getenv("WRK_APP_CHECK_FILE")
+  if app_check_file and #app_check_file > 0 then
+    for line in io.lines(app_check_file) do
+      if #line > 0 then app_check_tokens[#app_check_tokens + 1] = line end
+    end
+    assert(#app_check_tokens > 0, "no App Check tokens in " .. app_check_file)
+  end
   local total_rate = tonumber(os.getenv("WRK_RATE") or "")
   if total_rate and total_rate > 0 then
     rate = total_rate / total
@@ -61,6 +71,9 @@ end
 function request()
   index = index % #tokens + 1
   headers["Authorization"] = "Bearer " .. tokens[index]
+  if #app_check_tokens > 0 then
+    headers["X-Firebase-AppCheck"] = app_check_tokens[(index - 1) % #app_check_tokens + 1]
+  end
   if rate then sent = sent + 1 end
   return wrk.format(method, path, headers, body)
 end
