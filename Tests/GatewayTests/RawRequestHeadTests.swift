@@ -17,6 +17,7 @@ struct RawRequestHeadTests {
         "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
         "GET /api/hello?x=1&y=%20z HTTP/1.1\r\nHost: gateway.example:8080\r\nAuthorization: Bearer abc.def-_ghi\r\nUser-Agent: wrk\r\n\r\n",
         "HEAD /open/echo HTTP/1.1\r\nhost: h\r\nAccept: */*\r\n\r\n",
+        "POST /functions/v1/story-generation HTTP/1.1\r\nHost: a\r\nx-firebase-appcheck: eyJhbGciOiJSUzI1NiJ9.e30.c2ln\r\nAccept: */*\r\n\r\n",
         "DELETE /hook?q=1 HTTP/1.1\r\nHost: h\r\nX-Trace:   spaced value \t \r\nX-Empty:\r\nx-empty2: \r\n\r\n",
         "POST /open/echo HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
         "OPTIONS /x HTTP/1.1\r\nHOST: h\r\nCookie: a=1; b=2\r\nCookie: c=3\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n",
@@ -47,7 +48,7 @@ struct RawRequestHeadTests {
 
     @Test("a head it takes is read exactly as SwiftNIO reads it", arguments: Self.taken)
     func agreesWithNIO(_ text: String) throws {
-        guard case .complete(let raw, let authorization, let length, _) = Self.parse(text) else {
+        guard case .complete(let raw, let authorization, let appCheck, let length, _) = Self.parse(text) else {
             Issue.record("not taken: \(text.debugDescription)")
             return
         }
@@ -57,10 +58,13 @@ struct RawRequestHeadTests {
         #expect(raw.scheme == nio.scheme)
         #expect(raw.authority == nio.authority)
         #expect(raw.path == nio.path)
-        // `Authorization` is kept apart, with the value SwiftNIO reads; the other fields are the same, in order.
+        // `Authorization` and `X-Firebase-AppCheck` are kept apart, with the values SwiftNIO reads; the other fields
+        // are the same, in order.
         #expect(authorization == nio.headerFields[.authorization])
+        #expect(appCheck == nio.headerFields[RequestRules.appCheckHeader])
         var others = nio.headerFields
         others[.authorization] = nil
+        others[RequestRules.appCheckHeader] = nil
         #expect(raw.headerFields == others)
         #expect(raw.headerFields.map(\.name.rawName) == others.map(\.name.rawName))
     }
@@ -80,7 +84,7 @@ struct RawRequestHeadTests {
     @Test("pipelined heads: the first one's length, the rest left")
     func pipelined() {
         let first = "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
-        guard case .complete(let head, _, let length, _) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
+        guard case .complete(let head, _, _, let length, _) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
             Issue.record("not taken")
             return
         }

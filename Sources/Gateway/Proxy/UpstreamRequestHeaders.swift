@@ -82,10 +82,12 @@ struct UpstreamRequestHeaders: Sendable {
 
     /// The upstream request's fields, written to `output` (the fields of ``fields(for:requestID:identity:peer:now:)``,
     /// or the bytes of a request head). Several `Cookie` fields go on as one, joined with `; ` (RFC 9113 §8.2.3).
-    /// - Parameter authorization: the `Authorization` value when the raw path kept it apart from the fields
-    ///   (``RawRequestHead``): passed on after them where the route forwards it.
+    /// - Parameters:
+    ///   - authorization: the `Authorization` value when the raw path kept it apart from the fields
+    ///     (``RawRequestHead``): passed on after them where the route forwards it.
+    ///   - appCheck: the `X-Firebase-AppCheck` value the raw path kept apart: passed on after them.
     func write(
-        for request: HTTPRequest, authorization: String? = nil, requestID: String, identity: Identity?, peer: String?, now: Double,
+        for request: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, requestID: String, identity: Identity?, peer: String?, now: Double,
         into output: inout some FieldOutput
     ) throws(GatewayError) {
         if let identity, !Self.canCarry(identity.uid) { throw .uidNotForwardable() }
@@ -131,6 +133,7 @@ struct UpstreamRequestHeaders: Sendable {
             output.append(field)
         }
         if let authorization, self.forwardAuthorization { output.append(.authorization, authorization) }
+        if let appCheck { output.append(RequestRules.appCheckHeader, appCheck) }
         // `forwardedFor` is only set when the peer is known and trusted.
         if let peer {
             output.append(Self.forwardedFor, forwardedFor.map { $0 + ", " + peer } ?? peer)

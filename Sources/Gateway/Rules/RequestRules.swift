@@ -63,7 +63,7 @@ struct RequestRules: Sendable {
                     progress.step = .rateLimit
                     continue
                 }
-                guard let verdict = appCheck.gate.checkNow(Self.appCheckValues(progress.fields), policy: appCheck.policy) else { return .waiting }
+                guard let verdict = appCheck.gate.checkNow(Self.appCheckValues(progress), policy: appCheck.policy) else { return .waiting }
                 progress.appCheckOutcome = verdict.outcome
                 if let refusal = verdict.refusal { return .refused(refusal) }
                 progress.step = .rateLimit
@@ -125,7 +125,7 @@ struct RequestRules: Sendable {
             progress.step = .appCheck
         case .appCheck:
             guard let appCheck = progress.route.appCheck else { break }
-            let verdict = await appCheck.gate.check(Self.appCheckValues(progress.fields), policy: appCheck.policy)
+            let verdict = await appCheck.gate.check(Self.appCheckValues(progress), policy: appCheck.policy)
             progress.appCheckOutcome = verdict.outcome
             if let refusal = verdict.refusal { return .refused(refusal) }
             progress.step = .rateLimit
@@ -173,11 +173,12 @@ struct RequestRules: Sendable {
         progress.step = .revocation
     }
 
-    private static let appCheckHeader = HTTPField.Name(AppCheckGate.headerName)!
+    static let appCheckHeader = HTTPField.Name(AppCheckGate.headerName)!
 
-    /// Every `X-Firebase-AppCheck` value of the request.
-    private static func appCheckValues(_ fields: HTTPFields) -> [Substring] {
-        fields[values: Self.appCheckHeader].map { Substring($0) }
+    /// Every `X-Firebase-AppCheck` value of the request: the one the raw path kept apart, or those among its fields.
+    private static func appCheckValues(_ progress: RuleProgress) -> [Substring] {
+        if let appCheck = progress.appCheck { return [Substring(appCheck)] }
+        return progress.fields[values: Self.appCheckHeader].map { Substring($0) }
     }
 }
 
@@ -195,6 +196,8 @@ struct RuleProgress: Sendable {
     let fields: HTTPFields
     /// The `Authorization` value when the raw path kept it apart from `fields`; nil when it is among them, or absent.
     let authorization: String?
+    /// The `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
+    let appCheck: String?
     /// The connection's peer address, for the client address behind trusted proxies.
     let peer: String?
     var step = Step.identify
@@ -208,10 +211,11 @@ struct RuleProgress: Sendable {
     /// The App Check outcome for the access log, on routes with App Check on.
     var appCheckOutcome: String?
 
-    init(route: Route, fields: HTTPFields, authorization: String? = nil, peer: String?) {
+    init(route: Route, fields: HTTPFields, authorization: String? = nil, appCheck: String? = nil, peer: String?) {
         self.route = route
         self.fields = fields
         self.authorization = authorization
+        self.appCheck = appCheck
         self.peer = peer
     }
 

@@ -85,7 +85,10 @@ extension GatewayResponder {
     ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
     ///     `head`); nil for a request that declares none.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
-    func directStart(_ head: HTTPRequest, authorization: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?) -> DirectStart {
+    ///   - appCheck: the `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
+    func directStart(
+        _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?
+    ) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
@@ -111,7 +114,7 @@ extension GatewayResponder {
         }
         var pending = PendingDecision(
             head: head, upstream: upstream, target: target, body: body,
-            rules: RuleProgress(route: route, fields: head.headerFields, authorization: authorization, peer: peer)
+            rules: RuleProgress(route: route, fields: head.headerFields, authorization: authorization, appCheck: appCheck, peer: peer)
         )
         switch self.rules.run(&pending.rules) {
         case .passed:
@@ -165,7 +168,7 @@ extension GatewayResponder {
         )
         do {
             try upstream.headers.write(
-                for: pending.head, authorization: pending.rules.authorization, requestID: request.requestID,
+                for: pending.head, authorization: pending.rules.authorization, appCheck: pending.rules.appCheck, requestID: request.requestID,
                 identity: pending.rules.identity, peer: pending.rules.peer, now: WallClock.now(), into: &upstreamHead
             )
         } catch {

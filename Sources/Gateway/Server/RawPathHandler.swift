@@ -210,7 +210,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             let outcome = bytes.withUnsafeReadableBytes {
                 RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields, maxBodyBytes: Self.maxInlineBody)
             }
-            guard case .complete(let head, let authorization, let length, let bodyLength) = outcome else {
+            guard case .complete(let head, let authorization, let appCheck, let length, let bodyLength) = outcome else {
                 if case .incomplete = outcome, !self.inputClosed { break }
                 self.handOver(context)
                 return
@@ -226,7 +226,9 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
             }
             if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
-            let start = self.responder.directStart(head, authorization: authorization, body: body, channel: context.channel, peer: self.peer)
+            let start = self.responder.directStart(
+                head, authorization: authorization, appCheck: appCheck, body: body, channel: context.channel, peer: self.peer
+            )
             if case .handOn = start {
                 self.handOver(context)
                 return
@@ -253,6 +255,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 self.setDeadline(nil)
                 var head = head
                 if let authorization { head.headerFields.append(HTTPField(name: .authorization, value: authorization)) }
+                if let appCheck { head.headerFields.append(HTTPField(name: RequestRules.appCheckHeader, value: appCheck)) }
                 let exchange = BuiltinExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request)
                 self.exchange = exchange
                 exchange.start(head, body: body, route: route, channel: context.channel, peer: self.peer)

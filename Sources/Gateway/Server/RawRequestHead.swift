@@ -9,14 +9,15 @@ import HTTPTypes
 ///
 /// What it builds is what NIOHTTP1's decoder and `HTTP1ToHTTPServerCodec(secure: false)` build from the same
 /// bytes: scheme `http`, the `Host` value as authority (and not among the fields), the request target as path,
-/// the other fields in order with their spelling, values without surrounding whitespace — all but `Authorization`,
-/// whose value (at most one; a second leaves the request to SwiftNIO) is kept apart: ~1 KB that is never
-/// forwarded by default, and that an `HTTPField` would check byte by byte again after this reader has.
+/// the other fields in order with their spelling, values without surrounding whitespace — all but `Authorization`
+/// and `X-Firebase-AppCheck`, whose values (at most one each; a second leaves the request to SwiftNIO) are kept
+/// apart: tokens of about 1 KB that the rules read once, and that an `HTTPField` would check byte by byte again after
+/// this reader has.
 enum RawRequestHead {
     enum Outcome {
-        /// A head of `length` bytes (up to and including the empty line); its `Authorization` value apart; the
-        /// body its `Content-Length` declares follows it (0 without one).
-        case complete(HTTPRequest, authorization: String?, length: Int, bodyLength: Int)
+        /// A head of `length` bytes (up to and including the empty line); its `Authorization` and
+        /// `X-Firebase-AppCheck` values apart; the body its `Content-Length` declares follows it (0 without one).
+        case complete(HTTPRequest, authorization: String?, appCheck: String?, length: Int, bodyLength: Int)
         /// No empty line yet, within the limits.
         case incomplete
         /// Not for this reader: the request goes to the general parser.
@@ -57,6 +58,7 @@ enum RawRequestHead {
         var fields = HTTPFields()
         var authority: String?
         var authorization: String?
+        var appCheck: String?
         var bodyLength: Int?
         var fieldCount = 0
         // Field lines until the empty line.
@@ -100,6 +102,10 @@ enum RawRequestHead {
                 guard authorization == nil else { return .unsupported }
                 authorization = String(decoding: value, as: UTF8.self)
                 continue
+            case .appCheck:
+                guard appCheck == nil else { return .unsupported }
+                appCheck = String(decoding: value, as: UTF8.self)
+                continue
             case .refused:
                 return .unsupported
             case .contentLength:
@@ -119,7 +125,7 @@ enum RawRequestHead {
         let path = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
         return .complete(
             HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields), authorization: authorization,
-            length: index, bodyLength: bodyLength ?? 0
+            appCheck: appCheck, length: index, bodyLength: bodyLength ?? 0
         )
     }
 
@@ -139,6 +145,7 @@ enum RawRequestHead {
     private enum Special {
         case host
         case authorization
+        case appCheck
         case contentLength
         /// A field that changes how the request is framed or what the connection becomes: not taken here.
         case refused
@@ -154,6 +161,7 @@ enum RawRequestHead {
         case 13 where Self.equalsLowercased(name, "authorization"): .authorization
         case 14 where Self.equalsLowercased(name, "content-length"): .contentLength
         case 17 where Self.equalsLowercased(name, "transfer-encoding"): .refused
+        case 19 where Self.equalsLowercased(name, "x-firebase-appcheck"): .appCheck
         default: .other
         }
     }

@@ -48,22 +48,26 @@ struct RequestCodecFuzzTests {
             return "\(self.method) \((self.path ?? "-").prefix(80)) authority=\(self.authority ?? "-") fields=\(fields) body=\(self.body.count) bytes"
         }
 
-        init(_ request: HTTPRequest, authorization: String? = nil, body: [UInt8]) {
+        init(_ request: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: [UInt8]) {
             self.method = request.method.rawValue
             self.scheme = request.scheme
             self.authority = request.authority
             self.path = request.path
             self.fields = request.headerFields.map { "\($0.name.rawName): \($0.value)" }
             if let authorization { self.fields.append("Authorization: \(authorization)") }
+            if let appCheck { self.fields.append("X-Firebase-AppCheck: \(appCheck)") }
             self.body = body
         }
 
-        /// With `Authorization` last, as ``RawRequestHead`` keeps it apart.
+        /// With `Authorization`, then `X-Firebase-AppCheck`, last, as ``RawRequestHead`` keeps them apart.
         func authorizationLast() -> Read {
             var read = self
-            let authorization = read.fields.filter { $0.lowercased().hasPrefix("authorization:") }
-            read.fields.removeAll { $0.lowercased().hasPrefix("authorization:") }
-            read.fields += authorization.map { "Authorization:" + $0.drop { $0 != ":" }.dropFirst() }
+            for name in ["Authorization", "X-Firebase-AppCheck"] {
+                let prefix = name.lowercased() + ":"
+                let kept = read.fields.filter { $0.lowercased().hasPrefix(prefix) }
+                read.fields.removeAll { $0.lowercased().hasPrefix(prefix) }
+                read.fields += kept.map { name + ":" + $0.drop { $0 != ":" }.dropFirst() }
+            }
             return read
         }
     }
@@ -83,7 +87,7 @@ struct RequestCodecFuzzTests {
             while offset < all.count {
                 let rest = UnsafeRawBufferPointer(rebasing: all[offset...])
                 let outcome = RawRequestHead.parse(rest, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields, maxBodyBytes: RawPathHandler.maxInlineBody)
-                guard case .complete(let head, let authorization, let length, let bodyLength) = outcome else { return }
+                guard case .complete(let head, let authorization, let appCheck, let length, let bodyLength) = outcome else { return }
                 guard (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head) else { return }
                 guard offset + length + bodyLength <= all.count else { return }
                 // The same head arriving in pieces: never refused before it is whole.
@@ -94,7 +98,7 @@ struct RequestCodecFuzzTests {
                     }
                 }
                 let body = Array(all[(offset + length)..<(offset + length + bodyLength)])
-                reads.append(Read(head, authorization: authorization, body: body))
+                reads.append(Read(head, authorization: authorization, appCheck: appCheck, body: body))
                 heads.append(Array(all[offset..<(offset + length)]))
                 offset += length + bodyLength
                 // The connection closes after the answer to this one: nothing after it is read.
