@@ -43,7 +43,7 @@ public final class MotoServer: Sendable {
                 try await server.launch(executable: executable, startTimeout: startTimeout)
                 return server
             } catch {
-                server.kill()
+                try? await offCooperativePool { server.kill() }
                 lastError = error
             }
         }
@@ -90,11 +90,16 @@ public final class MotoServer: Sendable {
         let deadline = Date().addingTimeInterval(startTimeout)
         while true {
             guard process.isRunning else { throw MotoServerError(message: "moto_server exited on port \(self.port)") }
-            if (try? Self.exchange(port: self.port, "GET /moto-api/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil { break }
+            // moto answers its first requests slowly: every exchange with it waits on a thread of its own.
+            let port = self.port
+            let ready = try? await offCooperativePool {
+                try Self.exchange(port: port, "GET /moto-api/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            }
+            if ready != nil { break }
             guard Date() < deadline else { throw MotoServerError(message: "moto_server did not answer on port \(self.port)") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        try self.bootstrap()
+        try await offCooperativePool { try self.bootstrap() }
     }
 
     private func bootstrap() throws {
