@@ -283,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: [
-                "Gateway", "StoryFunctions", "OpenAI",
+                "Gateway", "StoryFunctions", "OpenAI", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
