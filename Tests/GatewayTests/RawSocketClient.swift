@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,9 +15,7 @@ enum RawSocketClient {
     /// Runs blocking work (socket calls, pipes) on a thread of its own, never on the cooperative pool that the
     /// servers' tasks in the same process need.
     static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
+        try await offCooperativePool(work)
     }
 
     /// ``onThread(_:)`` for work that cannot fail.

@@ -78,7 +78,7 @@ enum CodecFuzz {
 }
 
 /// SplitMix64 (Steele, Lea and Flood): a small, fast, seedable generator; the same seed gives the same sequence on
-/// every platform.
+/// every platform, so a failing case reproduces from its seed (the codec fuzz and the edge fuzz).
 struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
@@ -119,3 +119,55 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// `abc…z` repeated, for generated bodies (up to 20,000 bytes from any of the first 26).
 let letters: [UInt8] = (0..<(20_100 + 26)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+
+/// The bodies both generators write.
+extension SplitMix64 {
+    /// A body of `length` bytes; sometimes it starts with `smuggled`, a message that would be read as one if the
+    /// framing were read differently.
+    mutating func body(_ length: Int, smuggled: String) -> [UInt8] {
+        if length >= 40, self.chance(30) {
+            let smuggled = Array(smuggled.utf8)
+            return smuggled + [UInt8](repeating: UInt8(ascii: "b"), count: length - smuggled.count)
+        }
+        // Letters from a random start: a copy (cheap for long bodies in a debug build), different from case to case.
+        let start = self.below(26)
+        return Array(letters[start..<(start + length)])
+    }
+
+    /// A chunked body: chunks, the last chunk, trailers; when not plain, sometimes broken, the last kind of broken
+    /// chunk-size line being `oddSize`'s.
+    mutating func chunkedBody(plain: Bool, oddSize: (String) -> String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<self.below(4) {
+            let size = 1 + self.below(self.chance(95) ? 20 : 5000)
+            var sizeText = String(size, radix: 16, uppercase: self.chance(50))
+            var data = [UInt8](repeating: UInt8(ascii: "c"), count: size)
+            var afterData: [UInt8] = [0x0D, 0x0A]
+            if !plain, self.chance(25) {
+                switch self.below(12) {
+                case 0: sizeText += ";ext=1"
+                case 1: sizeText += ";a=\"q s\""
+                case 2: sizeText = "0" + sizeText
+                case 3: sizeText = "g"
+                case 4: sizeText = "-" + sizeText
+                case 5: sizeText = " " + sizeText
+                case 6: sizeText += " "
+                case 7: sizeText = "fffffffffffffffff"
+                case 8: afterData = []
+                case 9: afterData = [0x0A]
+                case 10: data.removeLast()
+                default: sizeText = oddSize(sizeText)
+                }
+            }
+            bytes += Array(sizeText.utf8) + [0x0D, 0x0A] + data + afterData
+        }
+        bytes += Array("0".utf8)
+        if !plain, self.chance(15) { bytes += Array(self.pick([";e", "0", " ", ";x=\"a\u{01}\""]).utf8) }
+        bytes += [0x0D, 0x0A]
+        if !plain, self.chance(20) {
+            bytes += Array(self.pick(["X-T: v\r\n", "X-T: a\r\n b\r\n", "Bad Name: v\r\n", "X-T: v\n", "Content-Length: 5\r\n"]).utf8)
+        }
+        bytes += self.chance(plain ? 0 : 4) ? [0x0A] : [0x0D, 0x0A]
+        return bytes
+    }
+}

@@ -198,49 +198,11 @@ struct RequestGenerator {
     }
 
     private mutating func body(_ length: Int) -> [UInt8] {
-        // Sometimes bytes that look like a request: a smuggling attempt if the framing were read differently.
-        if length >= 40, self.random.chance(30) {
-            let smuggled = Array("GET /admin HTTP/1.1\r\nHost: a.example\r\n\r\n".utf8)
-            return smuggled + [UInt8](repeating: UInt8(ascii: "b"), count: length - smuggled.count)
-        }
-        // Letters from a random start: a copy (cheap for long bodies in a debug build), different from case to case.
-        let start = self.random.below(26)
-        return Array(letters[start..<(start + length)])
+        self.random.body(length, smuggled: "GET /admin HTTP/1.1\r\nHost: a.example\r\n\r\n")
     }
 
     /// A chunked body: chunks, the last chunk, trailers; when not plain, sometimes broken.
     private mutating func chunked(plain: Bool) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for _ in 0..<self.random.below(4) {
-            let size = 1 + self.random.below(self.random.chance(95) ? 20 : 5000)
-            var sizeText = String(size, radix: 16, uppercase: self.random.chance(50))
-            var data = [UInt8](repeating: UInt8(ascii: "c"), count: size)
-            var afterData: [UInt8] = [0x0D, 0x0A]
-            if !plain, self.random.chance(25) {
-                switch self.random.below(12) {
-                case 0: sizeText += ";ext=1"
-                case 1: sizeText += ";a=\"q s\""
-                case 2: sizeText = "0" + sizeText
-                case 3: sizeText = "g"
-                case 4: sizeText = "-" + sizeText
-                case 5: sizeText = " " + sizeText
-                case 6: sizeText += " "
-                case 7: sizeText = "fffffffffffffffff"
-                case 8: afterData = []
-                case 9: afterData = [0x0A]
-                case 10: data.removeLast()
-                default: sizeText = "0x" + sizeText
-                }
-            }
-            bytes += Array(sizeText.utf8) + [0x0D, 0x0A] + data + afterData
-        }
-        bytes += Array("0".utf8)
-        if !plain, self.random.chance(15) { bytes += Array(self.random.pick([";e", "0", " ", ";x=\"a\u{01}\""]).utf8) }
-        bytes += [0x0D, 0x0A]
-        if !plain, self.random.chance(20) {
-            bytes += Array(self.random.pick(["X-T: v\r\n", "X-T: a\r\n b\r\n", "Bad Name: v\r\n", "X-T: v\n", "Content-Length: 5\r\n"]).utf8)
-        }
-        bytes += self.random.chance(plain ? 0 : 4) ? [0x0A] : [0x0D, 0x0A]
-        return bytes
+        self.random.chunkedBody(plain: plain) { "0x" + $0 }
     }
 }

@@ -1,22 +1,5 @@
 import Foundation
 
-/// SplitMix64: the same sequence for the same seed on every run, so a failing case reproduces from its seed.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One generated exchange: the bytes sent on a fresh connection and what the answers may be.
 struct FuzzCase: Sendable {
     /// `category#index`, for failure messages.
@@ -52,11 +35,11 @@ struct EdgeFuzzCorpus {
     }
 
     let target: Target
-    var random: FuzzRandom
+    var random: SplitMix64
 
     init(target: Target, seed: UInt64) {
         self.target = target
-        self.random = FuzzRandom(seed: seed)
+        self.random = SplitMix64(seed: seed)
     }
 
     static let functions = ["story-generation", "extract-scenes", "audio-synthesis", "avatar-generation", "scene-illustration"]
