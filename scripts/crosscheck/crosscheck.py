@@ -174,6 +174,32 @@ def gateway_verify(port, token):
         return False, body.get("error", {}).get("code")
 
 
+def compare(cases, reference_verify, gateway_verify, title, agree):
+    """Both verdicts on every case, printed; 1 when any disagreement is not one where StoryGate is stricter by spec."""
+    import firebase_admin
+    disagreements, stricter, counts = [], [], {"accept": 0, "reject": 0}
+    for name, token, category in cases:
+        ref_ok, ref_detail = reference_verify(token)
+        gw_ok, gw_detail = gateway_verify(token)
+        counts["accept" if gw_ok else "reject"] += 1
+        if agree((ref_ok, ref_detail), (gw_ok, gw_detail)):
+            continue
+        line = "%-40s reference=%s(%s) storygate=%s(%s)" % (name, "accept" if ref_ok else "reject", ref_detail,
+                                                             "accept" if gw_ok else "reject", gw_detail)
+        if category == "stricter" and ref_ok and not gw_ok:
+            stricter.append(line)
+        else:
+            disagreements.append(line)
+    print("%s: %d tokens (%d accepted, %d rejected by StoryGate) against firebase-admin %s"
+          % (title, len(cases), counts["accept"], counts["reject"], firebase_admin.__version__))
+    for line in stricter:
+        print("  stricter by spec: " + line)
+    for line in disagreements:
+        print("  DISAGREE: " + line)
+    print("%d passed, %d failed" % (len(cases) - len(disagreements), len(disagreements)))
+    return 1 if disagreements else 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=".build/debug/storygate")
@@ -233,27 +259,8 @@ def main():
 
         now = int(time.time())
         cases = corpus(keys, now, rng, args.mutations)
-        disagreements, stricter, counts = [], [], {"accept": 0, "reject": 0}
-        for name, token, category in cases:
-            ref_ok, ref_detail = reference_verify(token)
-            gw_ok, gw_detail = gateway_verify(port, token)
-            counts["accept" if gw_ok else "reject"] += 1
-            if ref_ok == gw_ok and (not ref_ok or ref_detail == gw_detail):
-                continue
-            line = "%-40s reference=%s(%s) storygate=%s(%s)" % (name, "accept" if ref_ok else "reject", ref_detail,
-                                                                 "accept" if gw_ok else "reject", gw_detail)
-            if category == "stricter" and ref_ok and not gw_ok:
-                stricter.append(line)
-            else:
-                disagreements.append(line)
-        print("crosscheck: %d tokens (%d accepted, %d rejected by StoryGate) against firebase-admin %s"
-              % (len(cases), counts["accept"], counts["reject"], firebase_admin.__version__))
-        for line in stricter:
-            print("  stricter by spec: " + line)
-        for line in disagreements:
-            print("  DISAGREE: " + line)
-        print("%d passed, %d failed" % (len(cases) - len(disagreements), len(disagreements)))
-        sys.exit(1 if disagreements else 0)
+        sys.exit(compare(cases, reference_verify, lambda token: gateway_verify(port, token), "crosscheck",
+                         agree=lambda ref, gw: ref[0] == gw[0] and (not ref[0] or ref[1] == gw[1])))
     finally:
         gateway.terminate()
         gateway.wait(timeout=20)

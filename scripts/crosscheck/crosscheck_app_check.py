@@ -18,7 +18,7 @@ import urllib.request, urllib.error
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from crosscheck import b64, free_port, make_cert, token_from
+from crosscheck import b64, compare, free_port, make_cert, token_from
 
 PROJECT = "xcheck-project"
 NUMBER = "123456789012"
@@ -212,27 +212,8 @@ def main():
 
         now = int(time.time())
         cases = corpus(key, other, kid, now, rng, args.mutations)
-        disagreements, stricter, counts = [], [], {"accept": 0, "reject": 0}
-        for name, token, category in cases:
-            ref_ok, ref_detail = reference_verify(token)
-            gw_ok, gw_detail = gateway_verify(port, token)
-            counts["accept" if gw_ok else "reject"] += 1
-            if ref_ok == gw_ok:
-                continue
-            line = "%-40s reference=%s(%s) storygate=%s(%s)" % (name, "accept" if ref_ok else "reject", ref_detail,
-                                                                 "accept" if gw_ok else "reject", gw_detail)
-            if category == "stricter" and ref_ok and not gw_ok:
-                stricter.append(line)
-            else:
-                disagreements.append(line)
-        print("crosscheck (App Check): %d tokens (%d accepted, %d rejected by StoryGate) against firebase-admin %s"
-              % (len(cases), counts["accept"], counts["reject"], firebase_admin.__version__))
-        for line in stricter:
-            print("  stricter by spec: " + line)
-        for line in disagreements:
-            print("  DISAGREE: " + line)
-        print("%d passed, %d failed" % (len(cases) - len(disagreements), len(disagreements)))
-        sys.exit(1 if disagreements else 0)
+        sys.exit(compare(cases, reference_verify, lambda token: gateway_verify(port, token), "crosscheck (App Check)",
+                         agree=lambda ref, gw: ref[0] == gw[0]))
     finally:
         gateway.terminate()
         gateway.wait(timeout=20)
