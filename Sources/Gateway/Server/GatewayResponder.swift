@@ -41,13 +41,14 @@ final class GatewayResponder: Sendable {
         let requestID = self.requestID(request.headers)
         var record = RequestRecord()
         let route = self.routes.route(for: request.uri.path)
+        let peer = channel.remoteAddress?.ipAddress
         // The access log's fields: worked out only when there is one to write.
         if self.accessLog != nil {
-            record.noteRequest(request.headers, peer: channel.remoteAddress?.ipAddress, trustedProxies: self.trustedProxies, route: route)
+            record.noteRequest(request.headers, peer: peer, trustedProxies: self.trustedProxies, route: route)
         }
         let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
         var response = await self.response(
-            to: request, route: route, requestID: requestID, channel: channel, peer: channel.remoteAddress?.ipAddress, upstream: upstream,
+            to: request, route: route, requestID: requestID, channel: channel, peer: peer, upstream: upstream,
             record: &record
         ) {
             // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
