@@ -48,10 +48,11 @@ struct RawRequestHeadTests {
 
     @Test("a head it takes is read exactly as SwiftNIO reads it", arguments: Self.taken)
     func agreesWithNIO(_ text: String) throws {
-        guard case .complete(let raw, let authorization, let appCheck, let length, _) = Self.parse(text) else {
+        guard case .complete(let parsed) = Self.parse(text) else {
             Issue.record("not taken: \(text.debugDescription)")
             return
         }
+        let (raw, authorization, appCheck, length) = (parsed.request, parsed.authorization, parsed.appCheck, parsed.length)
         #expect(length == text.utf8.count)
         let nio = try Self.nioHead(text)
         #expect(raw.method == nio.method)
@@ -84,12 +85,39 @@ struct RawRequestHeadTests {
     @Test("pipelined heads: the first one's length, the rest left")
     func pipelined() {
         let first = "GET /1 HTTP/1.1\r\nHost: a\r\n\r\n"
-        guard case .complete(let head, _, _, let length, _) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
+        guard case .complete(let head) = Self.parse(first + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n") else {
             Issue.record("not taken")
             return
         }
-        #expect(head.path == "/1")
-        #expect(length == first.utf8.count)
+        #expect(head.request.path == "/1")
+        #expect(head.length == first.utf8.count)
+    }
+
+    static let framings: [(String, RequestBodyFraming, expectsContinue: Bool, closes: Bool)] = [
+        ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", .none, false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n", .none, false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n", .length(5), false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1048576000\r\n\r\n", .length(1_048_576_000), false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9223372036854775807\r\n\r\n", .length(Int.max), false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 18446744073709551615\r\n\r\n", .length(Int.max), false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", .chunked, false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\ntransfer-encoding: CHUNKED \r\n\r\n", .chunked, false, false),
+        ("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\n", .length(5), true, false),
+        ("GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, close\r\n\r\n", .none, false, true),
+    ]
+
+    @Test("the body's framing, Expect and Connection are read from the head", arguments: Self.framings)
+    func framing(_ text: String, _ framing: RequestBodyFraming, expectsContinue: Bool, closes: Bool) {
+        guard case .complete(let head) = Self.parse(text) else {
+            Issue.record("not taken: \(text.debugDescription)")
+            return
+        }
+        #expect(head.body == framing)
+        #expect(head.expectsContinue == expectsContinue)
+        #expect(head.closesConnection == closes)
+        #expect(head.length == text.utf8.count)
+        // The connection answers `Expect`: it is not among the fields passed on.
+        #expect(head.request.headerFields[.expect] == nil)
     }
 
     static let leftToNIO: [String] = [
@@ -118,13 +146,15 @@ struct RawRequestHeadTests {
         "GET / HTTP/1.1\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n",
-        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello",
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 00\r\n\r\n",
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
-        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\ntransfer-encoding: identity\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nExpect: 100-continue\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n",
-        "POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
         "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
         "\u{16}\u{3}\u{1}\u{0}",
     ]

@@ -208,22 +208,31 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 break
             }
             let outcome = bytes.withUnsafeReadableBytes {
-                RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields, maxBodyBytes: Self.maxInlineBody)
+                RawRequestHead.parse($0, maxBytes: self.limits.maxHeadBytes, maxFields: self.limits.maxFields)
             }
-            guard case .complete(let head, let authorization, let appCheck, let length, let bodyLength) = outcome else {
+            guard case .complete(let parsed) = outcome else {
                 if case .incomplete = outcome, !self.inputClosed { break }
                 self.handOver(context)
                 return
             }
+            let (head, authorization, appCheck, length) = (parsed.request, parsed.authorization, parsed.appCheck, parsed.length)
             // A small body read with its head is taken here; one still on its way goes to the general parser, which
             // streams it under the body timeout.
             var body: ByteBuffer?
-            if bodyLength > 0 {
-                guard bytes.readableBytes >= length + bodyLength else {
+            var bodyLength = 0
+            switch parsed.body {
+            case .none:
+                break
+            case .length(let declared) where declared <= Self.maxInlineBody && !parsed.expectsContinue:
+                guard bytes.readableBytes >= length + declared else {
                     self.handOver(context)
                     return
                 }
-                body = bytes.getSlice(at: bytes.readerIndex + length, length: bodyLength)
+                bodyLength = declared
+                body = bytes.getSlice(at: bytes.readerIndex + length, length: declared)
+            case .length, .chunked:
+                self.handOver(context)
+                return
             }
             if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
             let start = self.responder.directStart(

@@ -15,9 +15,8 @@ import HTTPTypes
 /// this reader has.
 enum RawRequestHead {
     enum Outcome {
-        /// A head of `length` bytes (up to and including the empty line); its `Authorization` and
-        /// `X-Firebase-AppCheck` values apart; the body its `Content-Length` declares follows it (0 without one).
-        case complete(HTTPRequest, authorization: String?, appCheck: String?, length: Int, bodyLength: Int)
+        /// A whole head.
+        case complete(RequestHead)
         /// No empty line yet, within the limits.
         case incomplete
         /// Not for this reader: the request goes to the general parser.
@@ -28,9 +27,7 @@ enum RawRequestHead {
     ///   - maxBytes: the longest head taken here (a longer one is `unsupported`, and the general parser applies
     ///     the server's limits to it).
     ///   - maxFields: the most fields taken here.
-    ///   - maxBodyBytes: the largest `Content-Length` taken here (a larger one is `unsupported`: the general parser
-    ///     streams such a body).
-    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int, maxBodyBytes: Int = 0) -> Outcome {
+    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int) -> Outcome {
         let count = bytes.count
         guard count > 0 else { return .incomplete }
         // Request line: method SP origin-form SP "HTTP/1.1" CRLF.
@@ -60,6 +57,8 @@ enum RawRequestHead {
         var authorization: String?
         var appCheck: String?
         var bodyLength: Int?
+        var chunked = false
+        var expectsContinue = false
         var fieldCount = 0
         // Field lines until the empty line.
         while true {
@@ -109,9 +108,18 @@ enum RawRequestHead {
             case .refused:
                 return .unsupported
             case .contentLength:
-                // One field line, digits only (RFC 9112 §6.3), of a length taken here.
-                guard bodyLength == nil, let length = Self.decimal(value, atMost: maxBodyBytes) else { return .unsupported }
+                // One field line, digits only (RFC 9112 §6.3).
+                guard bodyLength == nil, !chunked, let length = Self.decimal(value) else { return .unsupported }
                 bodyLength = length
+            case .transferEncoding:
+                // One field line, exactly `chunked`: the only coding decoded here (see ``RequestFraming``).
+                guard !chunked, bodyLength == nil, Self.equalsLowercased(value, "chunked") else { return .unsupported }
+                chunked = true
+            case .expect:
+                // The one expectation there is (RFC 9110 §10.1.1), answered by the connection, not passed on.
+                guard !expectsContinue, Self.equalsLowercased(value, "100-continue") else { return .unsupported }
+                expectsContinue = true
+                continue
             case .other:
                 break
             }
@@ -123,21 +131,27 @@ enum RawRequestHead {
         let method = Self.method(UnsafeRawBufferPointer(rebasing: bytes[0..<methodEnd]))
         guard let method else { return .unsupported }
         let path = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
+        let request = HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields)
         return .complete(
-            HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields), authorization: authorization,
-            appCheck: appCheck, length: index, bodyLength: bodyLength ?? 0
+            RequestHead(
+                request: request, authorization: authorization, appCheck: appCheck, length: index,
+                body: chunked ? .chunked : bodyLength.map { $0 == 0 ? .none : .length($0) } ?? .none,
+                closesConnection: HopByHopHeaders.listsClose(fields[.connection]), expectsContinue: expectsContinue
+            )
         )
     }
 
-    /// The value of one or more ASCII digits, when it is at most `limit`; nil otherwise.
-    private static func decimal(_ bytes: UnsafeRawBufferPointer, atMost limit: Int) -> Int? {
+    /// The value of one or more ASCII digits; `Int.max` for one that large or larger (over any body limit); nil for
+    /// anything else.
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
         // Leading zeros (`00`) are valid but unusual: left to the general parser.
         guard !bytes.isEmpty, bytes[0] != UInt8(ascii: "0") || bytes.count == 1 else { return nil }
         var value = 0
         for byte in bytes {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            guard value <= limit else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            value = overflow1 || overflow2 ? Int.max : sum
         }
         return value
     }
@@ -147,6 +161,8 @@ enum RawRequestHead {
         case authorization
         case appCheck
         case contentLength
+        case transferEncoding
+        case expect
         /// A field that changes how the request is framed or what the connection becomes: not taken here.
         case refused
         case other
@@ -156,11 +172,11 @@ enum RawRequestHead {
     private static func special(_ name: UnsafeRawBufferPointer) -> Special {
         switch name.count {
         case 4 where Self.equalsLowercased(name, "host"): .host
-        case 6 where Self.equalsLowercased(name, "expect"): .refused
+        case 6 where Self.equalsLowercased(name, "expect"): .expect
         case 7 where Self.equalsLowercased(name, "upgrade"): .refused
         case 13 where Self.equalsLowercased(name, "authorization"): .authorization
         case 14 where Self.equalsLowercased(name, "content-length"): .contentLength
-        case 17 where Self.equalsLowercased(name, "transfer-encoding"): .refused
+        case 17 where Self.equalsLowercased(name, "transfer-encoding"): .transferEncoding
         case 19 where Self.equalsLowercased(name, "x-firebase-appcheck"): .appCheck
         default: .other
         }

@@ -87,14 +87,21 @@ struct RequestCodecFuzzTests {
         bytes.withUnsafeBytes { all in
             while offset < all.count {
                 let rest = UnsafeRawBufferPointer(rebasing: all[offset...])
-                let outcome = RawRequestHead.parse(rest, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields, maxBodyBytes: RawPathHandler.maxInlineBody)
-                guard case .complete(let head, let authorization, let appCheck, let length, let bodyLength) = outcome else { return }
+                let outcome = RawRequestHead.parse(rest, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields)
+                guard case .complete(let parsed) = outcome, !parsed.expectsContinue else { return }
+                let (head, authorization, appCheck, length) = (parsed.request, parsed.authorization, parsed.appCheck, parsed.length)
+                let bodyLength: Int
+                switch parsed.body {
+                case .none: bodyLength = 0
+                case .length(let declared) where declared <= RawPathHandler.maxInlineBody: bodyLength = declared
+                case .length, .chunked: return
+                }
                 guard (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head) else { return }
                 guard offset + length + bodyLength <= all.count else { return }
                 // The same head arriving in pieces: never refused before it is whole.
                 for cut in cuts where cut > offset && cut < offset + length {
                     let part = UnsafeRawBufferPointer(rebasing: all[offset..<cut])
-                    if case .unsupported = RawRequestHead.parse(part, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields, maxBodyBytes: RawPathHandler.maxInlineBody) {
+                    if case .unsupported = RawRequestHead.parse(part, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields) {
                         problem = "the first \(cut - offset) bytes of request \(reads.count + 1) are refused, the whole head is taken"
                     }
                 }
