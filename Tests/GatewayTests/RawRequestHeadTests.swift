@@ -147,6 +147,7 @@ struct RawRequestHeadTests {
         "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n",
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 00\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 18446744073709551616\r\n\r\n",
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\ntransfer-encoding: identity\r\n\r\n",
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",

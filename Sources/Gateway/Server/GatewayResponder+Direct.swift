@@ -55,6 +55,8 @@ struct PendingDecision: Sendable {
     let target: String
     /// The request's body, when it came whole with its head.
     let body: ByteBuffer?
+    /// The framing of a body that streams after the head (`none` when there is none, or it came whole).
+    let streamed: RequestBodyFraming
     var rules: RuleProgress
 }
 
@@ -68,7 +70,7 @@ struct Decision: Sendable {
 extension PendingDecision {
     /// `pending` with the rules' later progress.
     init(rules: RuleProgress, of pending: PendingDecision) {
-        self.init(head: pending.head, upstream: pending.upstream, target: pending.target, body: pending.body, rules: rules)
+        self.init(head: pending.head, upstream: pending.upstream, target: pending.target, body: pending.body, streamed: pending.streamed, rules: rules)
     }
 }
 
@@ -83,16 +85,18 @@ extension GatewayResponder {
     ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
     ///     (``RawRequestHead``); nil when it is among them, or absent.
     ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
-    ///     `head`); nil for a request that declares none.
+    ///     `head`); nil for a request that declares none, or whose body streams.
+    ///   - streamed: the framing of a body that streams after the head.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
     ///   - appCheck: the `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
     func directStart(
-        _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?
+        _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil,
+        streamed: RequestBodyFraming = .none, channel: any Channel, peer: String?
     ) -> DirectStart {
         let fields = head.headerFields
         let uri = URI(head.path ?? "")
         guard let route = self.routes.route(for: uri.path),
-            fields[.transferEncoding] == nil, fields[.expect] == nil, body != nil || Self.declaresNoBody(fields),
+            body != nil || streamed != .none || Self.declaresNoBody(fields),
             (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head)
         else { return .handOn }
         // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
@@ -112,8 +116,11 @@ extension GatewayResponder {
         if let body, body.readableBytes > upstream.maxBodyBytes {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
         }
+        if case .length(let declared) = streamed, declared > upstream.maxBodyBytes {
+            return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
+        }
         var pending = PendingDecision(
-            head: head, upstream: upstream, target: target, body: body,
+            head: head, upstream: upstream, target: target, body: body, streamed: streamed,
             rules: RuleProgress(route: route, fields: head.headerFields, authorization: authorization, appCheck: appCheck, peer: peer)
         )
         switch self.rules.run(&pending.rules) {
@@ -174,7 +181,11 @@ extension GatewayResponder {
         } catch {
             return .refuse(request, error)
         }
-        upstreamHead.end(body: pending.body, clientSentLength: pending.head.headerFields[.contentLength] != nil)
+        if pending.streamed != .none {
+            upstreamHead.end(streaming: pending.streamed)
+        } else {
+            upstreamHead.end(body: pending.body, clientSentLength: pending.head.headerFields[.contentLength] != nil)
+        }
         return .forward(request, upstream, upstreamHead)
     }
 

@@ -141,19 +141,20 @@ enum RawRequestHead {
         )
     }
 
-    /// The value of one or more ASCII digits; `Int.max` for one that large or larger (over any body limit); nil for
-    /// anything else.
+    /// The value of one or more ASCII digits; `Int.max` for one from there up to 2^64−1 (over any body limit); nil for
+    /// anything else (llhttp refuses a length past 2^64−1).
     private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
         // Leading zeros (`00`) are valid but unusual: left to the general parser.
         guard !bytes.isEmpty, bytes[0] != UInt8(ascii: "0") || bytes.count == 1 else { return nil }
-        var value = 0
+        var value: UInt64 = 0
         for byte in bytes {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
             let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            value = overflow1 || overflow2 ? Int.max : sum
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
         }
-        return value
+        return value >= UInt64(Int.max) ? Int.max : Int(value)
     }
 
     private enum Special {
