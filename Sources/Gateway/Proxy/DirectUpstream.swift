@@ -261,11 +261,6 @@ final class DirectUpstreamPool: Sendable {
         self.loops.first { $0.eventLoop === eventLoop }
     }
 
-    /// Whether this pool serves `eventLoop` (it serves the loops of the group it was made for).
-    func serves(_ eventLoop: any EventLoop) -> Bool {
-        self.idle(on: eventLoop) != nil
-    }
-
     /// An idle connection on `eventLoop` (called on it), or nil.
     func lease(on eventLoop: any EventLoop) -> DirectUpstreamConnection? {
         guard let idle = self.idle(on: eventLoop) else { return nil }

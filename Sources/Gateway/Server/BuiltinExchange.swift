@@ -73,7 +73,7 @@ final class BuiltinExchange: ConnectionExchange {
 
     /// Makes and writes the answer to `head` for `route`: with `body`, read whole with the head, or with a body that
     /// `streamed` after it (``requestBody(_:)``), asked of the connection as the handler reads it.
-    func start(_ head: HTTPRequest, body: ByteBuffer?, streamed: Bool, route: Route, channel: any Channel, peer: String?) {
+    func start(_ head: HTTPRequest, body: ByteBuffer?, streamed: Bool, route: Route?, channel: any Channel, peer: String?) {
         let (responder, eventLoop, watcher) = (self.responder, self.eventLoop, self.watcher)
         let (requestID, record) = (self.request.requestID, self.request.record)
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)

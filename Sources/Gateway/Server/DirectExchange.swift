@@ -118,7 +118,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
         case .refuse(_, let error):
             self.responder.writeDirectError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
-        case .handOn, .handle, .decide:
+        case .handle, .decide:
             preconditionFailure("resume either forwards or refuses")
         }
     }

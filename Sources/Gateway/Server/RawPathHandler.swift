@@ -256,10 +256,6 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 head, authorization: authorization, appCheck: appCheck, body: body, streamed: streamed ? parsed.body : .none,
                 channel: context.channel, peer: self.peer
             )
-            if case .handOn = start {
-                self.handOver(context)
-                return
-            }
             bytes.moveReaderIndex(forwardBy: length + bodyLength)
             self.pending = bytes.readableBytes > 0 ? bytes : nil
             self.responder.metrics.requestStarted()
@@ -271,8 +267,6 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 self.continueDue = parsed.expectsContinue
             }
             switch start {
-            case .handOn:
-                break
             case .refuse(let request, let error):
                 // The next request's head is due from now if its bytes are here already; else the connection idles.
                 self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
