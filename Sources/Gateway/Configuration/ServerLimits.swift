@@ -1,3 +1,4 @@
+import IDTokens
 /// Limits of the HTTP listener (`server:` in the config file). Every key, its variable, its type and its default:
 ///
 /// | key | variable | type | default |
@@ -64,7 +65,7 @@ public struct ProxySettings: Sendable, Equatable {
     /// Whether an incoming identity assertion is a credential (`identity_assertion.accept`); signing needs only the key.
     public var acceptAssertions = true
     /// Seconds an identity assertion is accepted for (`identity_assertion.max_age_seconds`).
-    public var assertionMaxAgeSeconds = IdentityAssertionVerifier.defaultMaxAge
+    public var assertionMaxAgeSeconds = IdentityAssertion.defaultMaxAge
     public var connectTimeoutSeconds = 5.0
     public var maxConnectionsPerUpstream = 64
     /// Seconds a pooled upstream connection may stay idle before it is closed.
