@@ -1,3 +1,5 @@
+public import GatewayConfig
+
 extension GatewayConfiguration {
     /// `validateForStart()` over the configured routes and `extraRoutes`, routes added in code.
     ///

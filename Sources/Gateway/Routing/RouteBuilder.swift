@@ -1,3 +1,4 @@
+import GatewayConfig
 import StoryFunctions
 
 /// Turns the configured route table into routes: each entry's policy around its built-in handler or the proxy.

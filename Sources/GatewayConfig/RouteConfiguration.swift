@@ -101,7 +101,7 @@ public struct RouteConfiguration: Sendable, Equatable {
         ]
 
     /// What an upstream route forwards when it lists no methods.
-    static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+    package static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 }
 
 /// The handlers compiled into the gateway, by the name a route's `builtin:` uses.

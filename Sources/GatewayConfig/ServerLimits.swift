@@ -27,7 +27,7 @@ public struct ServerLimits: Sendable, Equatable {
     public internal(set) var removedSettings: [String] = []
     /// Tests only: off, no connection is read by ``RawPathHandler``, so every request takes HummingbirdCore's
     /// server, which the raw path hands streamed bodies and unusual messages to.
-    var rawPath = true
+    package var rawPath = true
 
     public init() {}
 

@@ -32,7 +32,7 @@ extension GatewayConfiguration {
     /// `validateForStart()` over the configured routes and routes added in code (their name, limit and auth policy).
     ///
     /// - Throws: every problem found.
-    func validateForStart(
+    package func validateForStart(
         extraRoutePolicies: [(name: String, rateLimit: RouteRateLimit?, auth: RouteConfiguration.AuthPolicy)]
     ) throws(ConfigurationError) {
         var problems = ConfigurationProblems()
