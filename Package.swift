@@ -136,10 +136,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// The HTTP edge: configuration, routes, authentication, errors to HTTP, the server.
+        /// The gateway's configuration: the YAML file, the environment, their validation and the reference table.
+        .target(
+            name: "GatewayConfig",
+            dependencies: [
+                "IDTokens",
+                "GoogleAuth",
+                "Revocation",
+                "RateLimiting",
+                "StoryFunctions",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The HTTP edge: routes, authentication, errors to HTTP, the server; the composition of the other targets.
         .target(
             name: "Gateway",
             dependencies: [
+                "GatewayConfig",
                 "IDTokens",
                 "GoogleAuth",
                 "Revocation",
@@ -160,7 +176,6 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -171,6 +186,7 @@ let package = Package(
             name: "storygate",
             dependencies: [
                 "Gateway",
+                "GatewayConfig",
                 "CurlHTTP",
                 "IDTokens",
                 "MockOpenAI",
@@ -264,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "Gateway", "GatewayConfig", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
                 "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -283,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: [
-                "Gateway", "StoryFunctions", "OpenAI", "TestSupport",
+                "Gateway", "GatewayConfig", "StoryFunctions", "OpenAI", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),

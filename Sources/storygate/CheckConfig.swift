@@ -1,5 +1,6 @@
 import ArgumentParser
 import Gateway
+import GatewayConfig
 
 /// `storygate check-config --config F`: loads the configuration exactly as `serve` would (file, then environment)
 /// and checks what `serve` checks before it starts, then prints the effective result as YAML with secrets redacted,

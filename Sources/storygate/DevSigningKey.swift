@@ -1,4 +1,5 @@
 import Gateway
+import GatewayConfig
 import IDTokens
 
 /// The dev signing key and its `kid`, checked against each other before any token is minted.

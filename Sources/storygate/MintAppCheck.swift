@@ -1,5 +1,6 @@
 import ArgumentParser
 import Gateway
+import GatewayConfig
 import IDTokens
 
 /// Dev only: prints an App Check token signed with the dev key in `certs/dev/`, which a dev gateway verifies against

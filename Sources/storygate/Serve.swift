@@ -1,5 +1,6 @@
 import ArgumentParser
 import Gateway
+import GatewayConfig
 import Logging
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Gateway
+import GatewayConfig
 
 @main
 struct StoryGate: AsyncParsableCommand {

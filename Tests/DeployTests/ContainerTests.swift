@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayConfig
 import Testing
 
 /// deploy/Dockerfile, deploy/docker-compose.yml and deploy/nginx.conf: what the issue asks of the image, and the

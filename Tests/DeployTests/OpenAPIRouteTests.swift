@@ -1,4 +1,5 @@
 import Gateway
+import GatewayConfig
 import HTTPTypes
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayConfig
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("App Check configuration: variables, file keys, route overrides, rules")
 struct AppCheckConfigurationTests {

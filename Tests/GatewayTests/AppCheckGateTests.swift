@@ -10,6 +10,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// A stand-in for Google's `verifyAppCheckToken`: checks the method, path, bearer, content type and body strictly,
 /// and remembers the tokens it has consumed.

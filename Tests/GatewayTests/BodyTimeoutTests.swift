@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// A client that stops sending its request body while the gateway waits for it (nginx's `client_body_timeout`):
 /// a JSON 408 `REQUEST_TIMEOUT` that says `Connection: close`, then the close. Before, a function waited for the rest

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// The commit read from a checkout's files, and dev mode's certificate set found from the executable's folder.
 @Suite("Build info and dev certificate lookup")

@@ -2,6 +2,7 @@ import HTTPTypes
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// Which address a request counts as: the peer's, or behind trusted proxies the rightmost untrusted hop of
 /// `X-Forwarded-For`.

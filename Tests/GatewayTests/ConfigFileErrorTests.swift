@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// One invalid config file and the error it must give: the line, the key path and a phrase of the message.
 struct InvalidFile: Sendable, CustomTestStringConvertible {

@@ -3,6 +3,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("Config file: loading")
 struct ConfigFileTests {

@@ -2,6 +2,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("Config precedence: defaults, then the file, then the environment, then the flags")
 struct ConfigPrecedenceTests {

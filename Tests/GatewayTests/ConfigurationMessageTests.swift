@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// What a refused variable says: the variable, then what a valid value looks like, never a value that may hold a
 /// credential.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Gateway
+@testable import GatewayConfig
 import Testing
 
 /// `ConfigurationReference` is the one table of keys and variables: docs/configuration.md shows it exactly, and it
@@ -33,7 +34,7 @@ struct ConfigurationReferenceTests {
         var read: Set<String> = []
         // The readers name each variable as a string literal (`reader.integer("PORT", …)`); RATE_LIMIT_ is the
         // prefix of the per-limit variables.
-        for file in try Self.sources("Sources/Gateway/Configuration") where file.name != "ConfigurationReference.swift" {
+        for file in try Self.sources("Sources/GatewayConfig") where file.name != "ConfigurationReference.swift" {
             for match in file.text.matches(of: /"([A-Z][A-Z0-9_]{2,})"/) {
                 let name = String(match.output.1)
                 read.insert(name == "RATE_LIMIT_" ? "RATE_LIMIT_<NAME>" : name)
@@ -51,7 +52,7 @@ struct ConfigurationReferenceTests {
     @Test("every key the config file reader assigns is in the table")
     func keysMatchFileReader() throws {
         var assigned: Set<String> = []
-        for file in try Self.sources("Sources/Gateway/Configuration") {
+        for file in try Self.sources("Sources/GatewayConfig") {
             for match in file.text.matches(of: /\.assign\(&[^,]+, "([a-z_]+)"/) { assigned.insert(String(match.output.1)) }
         }
         #expect(assigned.count >= 40, "the reader's keys were not found: \(assigned.sorted())")

@@ -4,6 +4,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// One run reports every configuration problem; a limit no route uses is one; `loadForStart` refuses exactly what
 /// `serve` refuses.

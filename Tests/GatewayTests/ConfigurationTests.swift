@@ -2,6 +2,7 @@ import Logging
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("Configuration from the environment")
 struct ConfigurationTests {

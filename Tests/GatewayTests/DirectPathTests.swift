@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 #endif
 @testable import Gateway
+@testable import GatewayConfig
 import IDTokens
 import RateLimiting
 import Synchronization

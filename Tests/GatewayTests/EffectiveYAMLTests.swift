@@ -2,6 +2,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("Effective configuration as YAML")
 struct EffectiveYAMLTests {

@@ -3,6 +3,7 @@ import StoryFunctions
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// `MEDIA_STORE`, `MEDIA_DELIVERY` and the `S3_*` settings: from the environment and the `media` section, the rules
 /// across them, and `check-config`'s text with the secret never in it.

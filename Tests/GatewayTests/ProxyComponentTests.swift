@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// The proxy's pure parts: path mapping, header rules both ways, the body relay.
 @Suite("Proxy components")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CurlHTTP
 import Foundation
 import Gateway
+import GatewayConfig
 import IDTokens
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import CurlHTTP
 import Gateway
+import GatewayConfig
 import IDTokens
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Gateway
+import GatewayConfig
 import NIOCore
 import NIOHTTP1
 import Testing

@@ -4,6 +4,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// `RateLimiter.checkNow`, the direct path's limit: it decides, or it fails closed; a request never goes unchecked.
 @Suite("Rate limiter without waiting")

@@ -7,6 +7,7 @@ import RateLimiting
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// The raw path's connection rules on an `EmbeddedChannel` with the loop's virtual clock: header and idle timeouts,
 /// answers in request order, `Connection: close`, half-close and quiesce. No sockets and no sleeps: the requests are

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Gateway
+@testable import GatewayConfig
 
 @Suite("Configuration: REDIS_CLUSTER and seed-node Redis URLs")
 struct RedisClusterConfigurationTests {

@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// Request smuggling guards (RFC 9112 §6.1, §6.3, §3.2, §11.2) on built-in and proxied routes, and what happens to a
 /// connection after a request the parser cannot finish reading: one answer, and a broken body never passed on as

@@ -1,4 +1,5 @@
 import Gateway
+import GatewayConfig
 import Revocation
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 @testable import Gateway
+@testable import GatewayConfig
 import TestSupport
 import Testing
 

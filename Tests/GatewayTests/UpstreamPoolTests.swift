@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import GatewayConfig
 
 /// The upstream connection pool's idle timeout (`proxy.idle_timeout_seconds`).
 @Suite("Upstream pool")

@@ -1,3 +1,4 @@
+import GatewayConfig
 import Prometheus
 
 /// App Check verdicts by route, mode and outcome, in `monitor` and `enforce` alike, so an operator can watch

@@ -1,3 +1,4 @@
+import GatewayConfig
 import IDTokens
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import GatewayConfig
 import NIOCore
 import NIOSSL
 import Synchronization

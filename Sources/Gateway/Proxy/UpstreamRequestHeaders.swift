@@ -1,3 +1,4 @@
+import GatewayConfig
 import HTTPTypes
 import IDTokens
 import NIOHTTP1

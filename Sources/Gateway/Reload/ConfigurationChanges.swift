@@ -1,3 +1,4 @@
+public import GatewayConfig
 public import Logging
 import RateLimiting
 

@@ -1,3 +1,5 @@
+public import GatewayConfig
+
 /// Where a running gateway's configuration comes from, so that a reload reads it again: the config file (read anew,
 /// with the secret files it and the `*_FILE` variables name), the environment and the flags the process started with.
 public struct ConfigurationSource: Sendable {

@@ -1,3 +1,4 @@
+public import GatewayConfig
 import Logging
 import Synchronization
 

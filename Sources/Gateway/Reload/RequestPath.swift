@@ -1,4 +1,5 @@
 import CurlHTTP
+import GatewayConfig
 import IDTokens
 import Logging
 import OpenAI

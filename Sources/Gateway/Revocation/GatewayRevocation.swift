@@ -1,4 +1,5 @@
 public import CurlHTTP
+public import GatewayConfig
 public import GoogleAuth
 public import IDTokens
 public import Logging

@@ -1,3 +1,4 @@
+public import GatewayConfig
 public import HTTPTypes
 public import HummingbirdCore
 import NIOCore
@@ -51,21 +52,8 @@ public typealias RouteHandler = @Sendable (Request, RequestContext) async throws
 /// One entry of the route table: which paths and methods, which auth policy, which handler. A class: every request
 /// looks one up, and a reference is one retain where a copy of the fields was a dozen.
 public final class Route: Sendable {
-    public enum PathMatch: Sendable, Equatable {
-        /// The path exactly (no query).
-        case exact(String)
-        /// Any path under this prefix, which ends with `/`.
-        case prefix(String)
-    }
-
-    public enum AuthPolicy: String, Sendable {
-        /// A verified identity is needed: no or bad credentials are 401.
-        case required
-        /// Credentials are verified when present (bad ones are 401); none is fine.
-        case optional
-        /// Credentials are not read.
-        case none
-    }
+    public typealias PathMatch = RouteConfiguration.PathMatch
+    public typealias AuthPolicy = RouteConfiguration.AuthPolicy
 
     /// A stable name for logs and metrics.
     public let name: String

@@ -1,3 +1,4 @@
+import GatewayConfig
 import StoryFunctions
 
 /// Turns the configured route table into routes: each entry's policy around its built-in handler or the proxy.
@@ -28,7 +29,7 @@ struct RouteBuilder {
             // refused before anything is read (and before `100 Continue`), not after.
             if FunctionRoutes.function(builtin) != nil { maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes) }
         case .upstream(let upstream):
-            methods = configuration.methods ?? RouteBuilder.allMethods
+            methods = configuration.methods ?? RouteConfiguration.allMethods
             (handler, direct) = self.proxy.handlers(for: configuration, upstream: upstream)
             forwardsUpstream = true
         }
@@ -66,9 +67,6 @@ struct RouteBuilder {
         guard mode != .off else { return nil }
         return AppCheckStep(gate: appCheck.gate, policy: AppCheckGate.Policy(route: route.name, mode: mode, consume: route.appCheckConsume))
     }
-
-    /// What an upstream route forwards when it lists no methods.
-    static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 }
 
 import HTTPTypes

@@ -1,3 +1,5 @@
+import GatewayConfig
+
 /// Finds the route for a path: an exact match first, then the longest prefix.
 struct RouteTable: Sendable {
     private let exact: [String: Route]

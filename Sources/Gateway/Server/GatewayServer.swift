@@ -1,3 +1,4 @@
+import GatewayConfig
 import HummingbirdCore
 import Logging
 import NIOCore

@@ -28,7 +28,7 @@ enum YAMLNode {
             methods = route.methods ?? builtin.methods
             pairs += [("methods", self.inlineList(methods.map(\.rawValue))), ("builtin", self.string(builtin.rawValue))]
         case .upstream(let upstream):
-            methods = route.methods ?? RouteBuilder.allMethods
+            methods = route.methods ?? RouteConfiguration.allMethods
             pairs += [("methods", self.inlineList(methods.map(\.rawValue))), ("upstream", self.string(upstream.description))]
         }
         pairs.append(("auth", self.string(route.auth.rawValue)))

@@ -28,12 +28,28 @@ public struct RouteConfiguration: Sendable, Equatable {
         case upstream(UpstreamURL)
     }
 
+    public enum PathMatch: Sendable, Equatable {
+        /// The path exactly (no query).
+        case exact(String)
+        /// Any path under this prefix, which ends with `/`.
+        case prefix(String)
+    }
+
+    public enum AuthPolicy: String, Sendable {
+        /// A verified identity is needed: no or bad credentials are 401.
+        case required
+        /// Credentials are verified when present (bad ones are 401); none is fine.
+        case optional
+        /// Credentials are not read.
+        case none
+    }
+
     public var name: String
-    public var path: Route.PathMatch
+    public var path: RouteConfiguration.PathMatch
     /// nil: the target's default methods.
     public var methods: [HTTPRequest.Method]?
     public var target: Target
-    public var auth: Route.AuthPolicy
+    public var auth: RouteConfiguration.AuthPolicy
     public var rateLimit: RouteRateLimit?
     /// How long an upstream may take to answer (upstream routes).
     public var timeoutSeconds: Double
@@ -47,8 +63,8 @@ public struct RouteConfiguration: Sendable, Equatable {
     public var appCheckConsume: Bool
 
     public init(
-        name: String? = nil, path: Route.PathMatch, methods: [HTTPRequest.Method]? = nil, target: Target,
-        auth: Route.AuthPolicy = .required, rateLimit: RouteRateLimit? = nil, timeoutSeconds: Double = 30,
+        name: String? = nil, path: RouteConfiguration.PathMatch, methods: [HTTPRequest.Method]? = nil, target: Target,
+        auth: RouteConfiguration.AuthPolicy = .required, rateLimit: RouteRateLimit? = nil, timeoutSeconds: Double = 30,
         maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false, appCheck: AppCheckSettings.Mode? = nil, appCheckConsume: Bool = false
     ) {
         switch (name, target, path) {
@@ -83,6 +99,9 @@ public struct RouteConfiguration: Sendable, Equatable {
             RouteConfiguration(path: .exact("/readyz"), target: .builtin(.readyz), auth: .none),
             RouteConfiguration(path: .exact("/openapi.yaml"), target: .builtin(.openapi), auth: .none),
         ]
+
+    /// What an upstream route forwards when it lists no methods.
+    package static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 }
 
 /// The handlers compiled into the gateway, by the name a route's `builtin:` uses.

@@ -21,7 +21,7 @@ struct RouteReader {
         for key in ["timeout_seconds", "forward_authorization"] where !isUpstream {
             if let value = route[key] { throw value.error("applies to upstream routes only") }
         }
-        let auth = try route.read("auth") { value throws(ConfigurationError) in try value.choice(Route.AuthPolicy.self) } ?? .required
+        let auth = try route.read("auth") { value throws(ConfigurationError) in try value.choice(RouteConfiguration.AuthPolicy.self) } ?? .required
         var rateLimit: RouteRateLimit?
         if let limitValue = route["rate_limit"], !limitValue.isNull {
             let name = try limitValue.string()
@@ -62,13 +62,13 @@ struct RouteReader {
     }
 
     /// `/exact` or `/prefix/`: URL path characters, no `.` or `..` segments, no query.
-    static func path(_ value: ConfigValue) throws(ConfigurationError) -> Route.PathMatch {
+    static func path(_ value: ConfigValue) throws(ConfigurationError) -> RouteConfiguration.PathMatch {
         let text = try value.string("an absolute path (/exact, or /prefix/ ending with /) of URL path characters", isValid: Self.isPath)
         return text.hasSuffix("/") ? .prefix(text) : .exact(text)
     }
 
     /// Exactly one of `builtin` and `upstream`, fitting the path.
-    private static func target(_ route: ConfigMapping, path: Route.PathMatch) throws(ConfigurationError) -> RouteConfiguration.Target {
+    private static func target(_ route: ConfigMapping, path: RouteConfiguration.PathMatch) throws(ConfigurationError) -> RouteConfiguration.Target {
         switch (route["builtin"], route["upstream"]) {
         case (let builtinValue?, nil):
             let builtin = try builtinValue.choice(BuiltinHandler.self)
@@ -96,7 +96,7 @@ struct RouteReader {
         let allowed: [HTTPRequest.Method]
         switch target {
         case .builtin(let builtin): allowed = builtin.methods.contains(.get) ? builtin.methods + [.head] : builtin.methods
-        case .upstream: allowed = RouteBuilder.allMethods
+        case .upstream: allowed = RouteConfiguration.allMethods
         }
         var methods: [HTTPRequest.Method] = []
         for entry in try value.list() {
@@ -111,7 +111,7 @@ struct RouteReader {
         let withoutHead = methods.contains(.get) ? methods.filter { $0 != .head } : methods
         switch target {
         case .builtin(let builtin): return Set(withoutHead) == Set(builtin.methods) ? nil : withoutHead
-        case .upstream: return Set(methods) == Set(RouteBuilder.allMethods) ? nil : methods
+        case .upstream: return Set(methods) == Set(RouteConfiguration.allMethods) ? nil : methods
         }
     }
 
@@ -139,7 +139,7 @@ struct RouteReader {
     }
 }
 
-extension Route.AuthPolicy: CaseNamed {
+extension RouteConfiguration.AuthPolicy: CaseNamed {
     static var names: [String] { ["required", "optional", "none"] }
 }
 

@@ -1,3 +1,4 @@
+import IDTokens
 /// Limits of the HTTP listener (`server:` in the config file). Every key, its variable, its type and its default:
 ///
 /// | key | variable | type | default |
@@ -26,7 +27,7 @@ public struct ServerLimits: Sendable, Equatable {
     public internal(set) var removedSettings: [String] = []
     /// Tests only: off, no connection is read by ``RawPathHandler``, so every request takes HummingbirdCore's
     /// server, which the raw path hands streamed bodies and unusual messages to.
-    var rawPath = true
+    package var rawPath = true
 
     public init() {}
 
@@ -64,7 +65,7 @@ public struct ProxySettings: Sendable, Equatable {
     /// Whether an incoming identity assertion is a credential (`identity_assertion.accept`); signing needs only the key.
     public var acceptAssertions = true
     /// Seconds an identity assertion is accepted for (`identity_assertion.max_age_seconds`).
-    public var assertionMaxAgeSeconds = IdentityAssertionVerifier.defaultMaxAge
+    public var assertionMaxAgeSeconds = IdentityAssertion.defaultMaxAge
     public var connectTimeoutSeconds = 5.0
     public var maxConnectionsPerUpstream = 64
     /// Seconds a pooled upstream connection may stay idle before it is closed.

@@ -1,9 +1,9 @@
 /// `host[:port]` as URLs and proxies write it (RFC 3986 §3.2.2, §3.2.3): an IPv6 host in brackets, a port of 1 to
 /// 65535 in ASCII digits. It only splits: what a host may be is each caller's rule (an upstream URL's, a loopback
 /// test server's, an `X-Forwarded-For` hop's).
-enum HostPort {
+package enum HostPort {
     /// The host (without brackets) and the port if one is given; nil when the brackets or the port are malformed.
-    static func split(_ authority: Substring) -> (host: Substring, port: Int?)? {
+    package static func split(_ authority: Substring) -> (host: Substring, port: Int?)? {
         let host: Substring
         let rest: Substring
         if authority.hasPrefix("[") {

@@ -34,7 +34,7 @@ extension GatewayConfiguration {
     /// What needs the Google service account, named for an error message; nil when nothing does. The revocation
     /// check looks users up with it; a route that consumes App Check tokens (with App Check on) sends them to
     /// Google's App Check API with it.
-    var googleCredentialsUser: String? {
+    package var googleCredentialsUser: String? {
         if self.revocation.check == .on { return "REVOCATION_CHECK=on" }
         if let route = self.routes.first(where: { $0.appCheckConsume && self.appCheckMode(of: $0) != .off }) {
             return "route \(route.name) consumes App Check tokens (app_check_consume with App Check on)"

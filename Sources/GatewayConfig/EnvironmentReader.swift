@@ -182,7 +182,7 @@ extension Logger.Level: CaseNamed {
 extension StringProtocol {
     /// The text without the characters of `set` at either end, compared by Unicode scalar (so `"\r\n"` in `set`
     /// stands for both `\r` and `\n`, and a lone trailing `\n` is dropped).
-    func trimmingCharacters(in set: String) -> String {
+    package func trimmingCharacters(in set: String) -> String {
         let scalars = String(self).unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex

@@ -85,7 +85,7 @@ extension ConfigValue {
     }
 }
 
-extension Route.PathMatch {
+extension RouteConfiguration.PathMatch {
     /// The path as the config file writes it.
     var text: String {
         switch self {

@@ -22,10 +22,19 @@ extension GatewayConfiguration {
     }
 
     /// The rules a configuration may break and still load (a prod configuration without an OpenAI key is valid to
-    /// print and to test, but not to run), over the configured routes and `extraRoutes`.
+    /// print and to test, but not to run), over the configured routes.
     ///
     /// - Throws: every problem found.
-    public func validateForStart(extraRoutes: [Route] = []) throws(ConfigurationError) {
+    public func validateForStart() throws(ConfigurationError) {
+        try self.validateForStart(extraRoutePolicies: [])
+    }
+
+    /// `validateForStart()` over the configured routes and routes added in code (their name, limit and auth policy).
+    ///
+    /// - Throws: every problem found.
+    package func validateForStart(
+        extraRoutePolicies: [(name: String, rateLimit: RouteRateLimit?, auth: RouteConfiguration.AuthPolicy)]
+    ) throws(ConfigurationError) {
         var problems = ConfigurationProblems()
         if self.mode == .prod, self.openAIAPIKey == nil {
             problems.record(
@@ -37,7 +46,7 @@ extension GatewayConfiguration {
         }
         problems.check { try self.validateRevocationForStart() }
         let limits = self.rateLimits.map(\.name)
-        let routes = self.routes.map { ($0.name, $0.rateLimit, $0.auth) } + extraRoutes.map { ($0.name, $0.rateLimit, $0.auth) }
+        let routes = self.routes.map { ($0.name, $0.rateLimit, $0.auth) } + extraRoutePolicies
         for (name, rule, auth) in routes {
             guard let rule else { continue }
             guard limits.contains(rule.name) else {

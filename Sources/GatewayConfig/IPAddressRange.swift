@@ -37,7 +37,7 @@ public struct IPAddressRange: Sendable, Equatable, CustomStringConvertible {
         return Self.mask(bytes, self.prefixLength) == self.network
     }
 
-    static func parseAddress(_ text: String) -> [UInt8]? {
+    package static func parseAddress(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }
