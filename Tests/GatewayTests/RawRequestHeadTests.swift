@@ -7,6 +7,7 @@ import NIOHTTPTypesHTTP1
 import Testing
 
 @testable import Gateway
+@testable import HTTPWire
 
 /// The raw path's request reader against SwiftNIO's parser and HTTP type conversion, which read every request the
 /// raw path does not: for the heads it takes it must build exactly what they build, and it must leave every

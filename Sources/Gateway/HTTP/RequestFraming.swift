@@ -1,4 +1,5 @@
 import HTTPTypes
+import HTTPWire
 
 /// The framing rules of RFC 9112 that the HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, checked
 /// before any route runs, so that neither a handler nor an upstream ever sees a request whose length or target two

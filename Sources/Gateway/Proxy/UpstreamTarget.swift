@@ -1,3 +1,5 @@
+import HTTPWire
+
 /// Where a route's requests go: the route's prefix replaced by the upstream's base path, the query kept
 /// (`/api/hello?x=1` on route `/api/` to `http://h:p/base` is `http://h:p/base/hello?x=1`; an exact route maps
 /// to the base path itself). The path is passed on as the client sent it (percent-encoding untouched), but a

@@ -9,6 +9,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import HTTPWire
 
 /// The gateway's own request reader (``RawRequestHead``, with ``RequestFraming`` as the raw path applies it) against
 /// SwiftNIO's `HTTPRequestDecoder` as the server configures it (HummingbirdCore's decoder limits, then

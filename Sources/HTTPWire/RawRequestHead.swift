@@ -13,8 +13,8 @@ import HTTPTypes
 /// and `X-Firebase-AppCheck`, whose values (at most one each; a second leaves the request to SwiftNIO) are kept
 /// apart: tokens of about 1 KB that the rules read once, and that an `HTTPField` would check byte by byte again after
 /// this reader has.
-enum RawRequestHead {
-    enum Outcome {
+package enum RawRequestHead {
+    package enum Outcome {
         /// A whole head.
         case complete(RequestHead)
         /// No empty line yet, within the limits.
@@ -27,7 +27,7 @@ enum RawRequestHead {
     ///   - maxBytes: the longest head taken here (a longer one is `unsupported`, and the general parser applies
     ///     the server's limits to it).
     ///   - maxFields: the most fields taken here.
-    static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int) -> Outcome {
+    package static func parse(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxFields: Int) -> Outcome {
         let count = bytes.count
         guard count > 0 else { return .incomplete }
         // Request line: method SP origin-form SP "HTTP/1.1" CRLF.
@@ -136,7 +136,7 @@ enum RawRequestHead {
             RequestHead(
                 request: request, authorization: authorization, appCheck: appCheck, length: index,
                 body: chunked ? .chunked : bodyLength.map { $0 == 0 ? .none : .length($0) } ?? .none,
-                closesConnection: HopByHopHeaders.listsClose(fields[.connection]), expectsContinue: expectsContinue
+                closesConnection: Self.listsClose(fields[.connection]), expectsContinue: expectsContinue
             )
         )
     }
@@ -221,5 +221,19 @@ enum RawRequestHead {
     /// Whether an ASCII byte is in the set given as two 64-bit masks (bytes 0–63, 64–127).
     private static func inSet(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
         byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 && (high >> UInt64(byte - 64)) & 1 == 1
+    }
+}
+
+extension RawRequestHead {
+    /// Whether a `Connection` value lists `close` (RFC 9112 §9.6).
+    static func listsClose(_ value: String?) -> Bool {
+        guard var value else { return false }
+        return value.withUTF8 { bytes in
+            var found = false
+            HTTPListValue.forEachElement(bytes, 0, bytes.count) { start, end in
+                if end - start == 5, HTTPListValue.equalsLowercased(bytes, start, "close") { found = true }
+            }
+            return found
+        }
     }
 }

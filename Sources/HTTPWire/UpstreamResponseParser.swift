@@ -6,11 +6,11 @@ import Musl
 import Darwin
 #endif
 import HTTPTypes
-import NIOCore
+package import NIOCore
 
 /// Errors thrown by `UpstreamResponseParser`. After any of them the parser is unusable and the
 /// connection must be closed.
-enum UpstreamResponseError: Error, Equatable {
+package enum UpstreamResponseError: Error, Equatable {
     /// Bytes arrived while no response was expected.
     case unexpectedBytes
     /// The upstream closed the connection in the middle of a message.
@@ -24,8 +24,8 @@ enum UpstreamResponseError: Error, Equatable {
 /// An incremental, strict HTTP/1.x response parser for a keep-alive upstream connection
 /// (RFC 9112). Heads are parsed in place when they arrive in one buffer and copied into an
 /// internal buffer only when split across reads; body bytes are emitted as zero-copy slices.
-struct UpstreamResponseParser {
-    enum Event {
+package struct UpstreamResponseParser {
+    package enum Event {
         case head(UpstreamHead)
         case body(ByteBuffer)
         case end
@@ -117,7 +117,7 @@ struct UpstreamResponseParser {
     private var state: State = .idle
     private var currentIsHEAD = false
     /// After `.end`: whether the connection may carry another exchange.
-    private(set) var keepAlive = true
+    package private(set) var keepAlive = true
 
     // Head scanning across reads.
     private var headBuffer = ByteBuffer()
@@ -131,7 +131,7 @@ struct UpstreamResponseParser {
     private var chunkSize = 0
     private var trailerBytes = 0
 
-    init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
+    package init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
         self.maxHeadBytes = max(0, maxHeadBytes)
         self.maxHeaderCount = max(0, maxHeaderCount)
     }
@@ -139,7 +139,7 @@ struct UpstreamResponseParser {
     // MARK: - API
 
     /// Before each request is sent: how the answer to it is framed (an answer to HEAD has no body).
-    mutating func expectResponse(toHEAD: Bool) {
+    package mutating func expectResponse(toHEAD: Bool) {
         switch self.state {
         case .failed:
             return
@@ -154,7 +154,7 @@ struct UpstreamResponseParser {
     /// Consumes bytes from `buffer` (moves its reader index) and calls `emit` for each event, in
     /// order. Stops right after emitting `.end`, leaving any further bytes unread in `buffer`.
     /// Bytes fed when no response is expected throw `.unexpectedBytes`.
-    mutating func feed(_ buffer: inout ByteBuffer, _ emit: (Event) -> Void) throws(UpstreamResponseError) {
+    package mutating func feed(_ buffer: inout ByteBuffer, _ emit: (Event) -> Void) throws(UpstreamResponseError) {
         while true {
             switch self.state {
             case .failed(let error):
@@ -247,7 +247,7 @@ struct UpstreamResponseParser {
 
     /// The upstream closed its side. A body delimited by the close ends here (emits `.end`); in
     /// the middle of any other message throws `.truncated`; when idle does nothing.
-    mutating func feedEOF(_ emit: (Event) -> Void) throws(UpstreamResponseError) {
+    package mutating func feedEOF(_ emit: (Event) -> Void) throws(UpstreamResponseError) {
         switch self.state {
         case .failed(let error):
             throw error
