@@ -51,7 +51,8 @@ struct RequestCodecFuzzTests {
         }
 
         init(_ request: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: [UInt8]) {
-            self.method = request.method.rawValue
+            // NIOHTTP1 spells llhttp's `M-SEARCH` `MSEARCH`.
+            self.method = request.method.rawValue == "MSEARCH" ? "M-SEARCH" : request.method.rawValue
             self.scheme = request.scheme
             self.authority = request.authority
             self.path = request.path
@@ -102,7 +103,7 @@ struct RequestCodecFuzzTests {
                 // The same head arriving in pieces: never refused before it is whole.
                 for cut in cuts where cut > offset && cut < offset + length {
                     let part = UnsafeRawBufferPointer(rebasing: all[offset..<cut])
-                    if case .unsupported = RawRequestHead.parse(part, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields) {
+                    if case .invalid = RawRequestHead.parse(part, maxBytes: Self.maxHeadBytes, maxFields: Self.maxFields) {
                         problem = "the first \(cut - offset) bytes of request \(reads.count + 1) are refused, the whole head is taken"
                     }
                 }
