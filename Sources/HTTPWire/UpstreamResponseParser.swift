@@ -33,35 +33,6 @@ package struct UpstreamResponseParser {
 
     // MARK: - State
 
-    private enum ChunkState {
-        /// Expecting the first hex digit of a chunk-size line.
-        case sizeStart
-        /// Reading hex digits.
-        case size
-        /// Whitespace after the size; only `;` may follow.
-        case sizeBWS
-        /// Inside chunk extensions, up to CR.
-        case ext
-        /// CR of the chunk-size line seen; LF must follow.
-        case sizeLF
-        /// Chunk data; this many bytes are still to come.
-        case data(Int)
-        /// Chunk data complete; CR must follow.
-        case dataCR
-        /// CR after chunk data seen; LF must follow.
-        case dataLF
-        /// At the start of a trailer line (or the final empty line).
-        case trailerLineStart
-        /// Inside a trailer field name.
-        case trailerName
-        /// Inside a trailer field value, up to CR.
-        case trailerValue
-        /// CR of a trailer field line seen; LF must follow.
-        case trailerLF
-        /// CR of the final empty line seen; LF must follow.
-        case lastLF
-    }
-
     private enum State {
         /// No response expected.
         case idle
@@ -71,8 +42,8 @@ package struct UpstreamResponseParser {
         case fixedBody(Int)
         /// Body delimited by the upstream closing the connection.
         case closeBody
-        /// Chunked body.
-        case chunked(ChunkState)
+        /// Chunked body, read by `chunks`.
+        case chunked
         /// A previous call threw; the parser is unusable.
         case failed(UpstreamResponseError)
     }
@@ -104,13 +75,6 @@ package struct UpstreamResponseParser {
         case bareCR
     }
 
-    private enum ChunkOutcome {
-        case needMore
-        case data
-        case end
-        case error(UpstreamResponseError)
-    }
-
     private let maxHeadBytes: Int
     private let maxHeaderCount: Int
 
@@ -125,11 +89,8 @@ package struct UpstreamResponseParser {
     private var scanPrevCR = false
     private var scanLineCount = 0
 
-    // Chunked framing across reads.
-    private var chunkLineBytes = 0
-    private var chunkDigits = 0
-    private var chunkSize = 0
-    private var trailerBytes = 0
+    /// The chunked body being read (``State/chunked``).
+    private var chunks = ChunkedDecoder(maxTrailerBytes: 0)
 
     package init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
         self.maxHeadBytes = max(0, maxHeadBytes)
@@ -182,11 +143,8 @@ package struct UpstreamResponseParser {
                 case .fixed(let length):
                     self.state = .fixedBody(length)
                 case .chunked:
-                    self.chunkLineBytes = 0
-                    self.chunkDigits = 0
-                    self.chunkSize = 0
-                    self.trailerBytes = 0
-                    self.state = .chunked(.sizeStart)
+                    self.chunks = ChunkedDecoder(maxTrailerBytes: self.maxHeadBytes)
+                    self.state = .chunked
                 case .close:
                     self.state = .closeBody
                 }
@@ -214,32 +172,26 @@ package struct UpstreamResponseParser {
                 emit(.body(slice))
                 return
 
-            case .chunked(let chunkState):
-                if case .data(let remaining) = chunkState {
-                    let count = min(remaining, buffer.readableBytes)
-                    if count == 0 { return }
-                    guard let slice = buffer.readSlice(length: count) else {
-                        throw self.fail(.invalid("internal: slice out of range"))
-                    }
+            case .chunked:
+                let part: ChunkedDecoder.Part?
+                do {
+                    part = try self.chunks.next(&buffer)
+                } catch {
+                    let failure: UpstreamResponseError =
+                        switch error {
+                        case .invalid(let reason): .invalid(reason)
+                        case .trailersTooLarge: .headTooLarge
+                        }
+                    throw self.fail(failure)
+                }
+                switch part {
+                case .data(let slice):
                     emit(.body(slice))
-                    self.state = .chunked(count == remaining ? .dataCR : .data(remaining - count))
-                    continue
-                }
-                if buffer.readableBytes == 0 { return }
-                let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw in
-                    self.runChunkFraming(raw.assumingMemoryBound(to: UInt8.self), from: chunkState)
-                }
-                buffer.moveReaderIndex(forwardBy: consumed)
-                switch outcome {
-                case .needMore:
-                    return
-                case .data:
-                    continue
                 case .end:
                     self.finishMessage(emit)
                     return
-                case .error(let error):
-                    throw self.fail(error)
+                case nil:
+                    return
                 }
             }
         }
@@ -626,173 +578,6 @@ package struct UpstreamResponseParser {
         return string
     }
 
-    // MARK: - Chunked framing
-
-    /// Runs the chunked-framing state machine (chunk-size lines, CRLF after data, trailers) over
-    /// `p` until chunk data starts, the message ends, or the bytes run out.
-    private mutating func runChunkFraming(_ p: UnsafeBufferPointer<UInt8>, from start: ChunkState) -> (Int, ChunkOutcome) {
-        var st = start
-        var i = 0
-        let count = p.count
-        var lineBytes = self.chunkLineBytes
-        var digits = self.chunkDigits
-        var size = self.chunkSize
-        var trailer = self.trailerBytes
-        let maxTrailer = self.maxHeadBytes
-        var outcome = ChunkOutcome.needMore
-
-        scan: while i < count {
-            let byte = p[i]
-            i += 1
-            switch st {
-            case .sizeStart, .size, .sizeBWS, .ext, .sizeLF:
-                lineBytes += 1
-                if lineBytes > Self.maxChunkSizeLine {
-                    outcome = .error(.invalid("chunk-size line too long"))
-                    break scan
-                }
-            case .trailerLineStart, .trailerName, .trailerValue, .trailerLF, .lastLF:
-                trailer += 1
-                if trailer > maxTrailer {
-                    outcome = .error(.headTooLarge)
-                    break scan
-                }
-            case .data, .dataCR, .dataLF:
-                break
-            }
-
-            switch st {
-            case .sizeStart:
-                guard let value = HexDigit.value(byte).map(Int.init) else {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-                digits = 1
-                size = value
-                st = .size
-            case .size:
-                if let value = HexDigit.value(byte).map(Int.init) {
-                    digits += 1
-                    guard digits <= 15 else {
-                        outcome = .error(.invalid("chunk size too large"))
-                        break scan
-                    }
-                    size = size << 4 | value
-                } else if byte == ASCII.semicolon {
-                    st = .ext
-                } else if byte == ASCII.cr {
-                    st = .sizeLF
-                } else if Self.isOWS(byte) {
-                    st = .sizeBWS
-                } else {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-            case .sizeBWS:
-                if byte == ASCII.semicolon {
-                    st = .ext
-                } else if !Self.isOWS(byte) {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-            case .ext:
-                if byte == ASCII.cr {
-                    st = .sizeLF
-                } else if !Self.isFieldValueByte(byte) {
-                    outcome = .error(.invalid("invalid byte in chunk extension"))
-                    break scan
-                }
-            case .sizeLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in chunk-size line"))
-                    break scan
-                }
-                lineBytes = 0
-                if size == 0 {
-                    trailer = 0
-                    st = .trailerLineStart
-                } else {
-                    st = .data(size)
-                    outcome = .data
-                    break scan
-                }
-            case .data:
-                // Not reached: data is consumed by the caller as slices.
-                i -= 1
-                outcome = .data
-                break scan
-            case .dataCR:
-                guard byte == ASCII.cr else {
-                    outcome = .error(.invalid("missing CRLF after chunk data"))
-                    break scan
-                }
-                st = .dataLF
-            case .dataLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("missing CRLF after chunk data"))
-                    break scan
-                }
-                lineBytes = 0
-                digits = 0
-                size = 0
-                st = .sizeStart
-            case .trailerLineStart:
-                if byte == ASCII.cr {
-                    st = .lastLF
-                } else if Self.isTokenByte(byte) {
-                    st = .trailerName
-                } else if Self.isOWS(byte) {
-                    outcome = .error(.invalid("obsolete line folding in trailer"))
-                    break scan
-                } else {
-                    outcome = .error(.invalid("invalid trailer field name"))
-                    break scan
-                }
-            case .trailerName:
-                if byte == ASCII.colon {
-                    st = .trailerValue
-                } else if !Self.isTokenByte(byte) {
-                    outcome = .error(.invalid("invalid trailer field name"))
-                    break scan
-                }
-            case .trailerValue:
-                if byte == ASCII.cr {
-                    st = .trailerLF
-                } else if !Self.isFieldValueByte(byte) {
-                    outcome = .error(.invalid("invalid byte in trailer field value"))
-                    break scan
-                }
-            case .trailerLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in trailer"))
-                    break scan
-                }
-                st = .trailerLineStart
-            case .lastLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in trailer"))
-                    break scan
-                }
-                outcome = .end
-                break scan
-            }
-        }
-
-        self.chunkLineBytes = lineBytes
-        self.chunkDigits = digits
-        self.chunkSize = size
-        self.trailerBytes = trailer
-        switch outcome {
-        case .needMore, .data:
-            self.state = .chunked(st)
-        case .end, .error:
-            // The caller moves to the next state (or the failed state).
-            break
-        }
-        return (i, outcome)
-    }
-
-    private static var maxChunkSizeLine: Int { 4096 }
 
     // MARK: - Byte classes
 

@@ -64,7 +64,7 @@ struct HTTPBehaviourTests {
 
     @Test("malformed HTTP is refused and the server keeps serving")
     func malformedBytes() async throws {
-        try await GatewayHarness.run { gateway in
+        try await GatewayHarness.run(configure: { $0.mode = .dev }) { gateway in
             let garbage: [[UInt8]] = [
                 Array("\u{0}\u{1}\u{2}GARBAGE\r\n\r\n".utf8),
                 Array("GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n".utf8),
@@ -76,12 +76,21 @@ struct HTTPBehaviourTests {
                 #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
                 #expect(!answer.contains(" 500 "))
             }
-            // A valid head is answered; the broken chunked body after it is a 400 and the connection closes.
+            // A valid head is answered by a handler that reads no body; the broken chunked body after it is never
+            // read: the answer closes the connection.
             let chunked = try await RawSocketClient.exchange(
                 port: gateway.port, text: "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
             )
-            #expect(chunked.contains("HTTP/1.1 400"))
+            #expect(chunked.hasPrefix("HTTP/1.1 200"), "\(chunked.prefix(60))")
+            #expect(chunked.lowercased().contains("\r\nconnection: close\r\n"))
             #expect(!chunked.contains(" 500 "))
+            // One that reads its body: the broken framing is a 400, and the connection closes.
+            let broken = try await RawSocketClient.exchange(
+                port: gateway.port,
+                text: "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-User-Id: u\r\n\r\nzz\r\n"
+            )
+            #expect(broken.hasPrefix("HTTP/1.1 400"), "\(broken.prefix(60))")
+            #expect(broken.lowercased().contains("\r\nconnection: close\r\n"))
             #expect(try await gateway.get("/healthz").status == 200)
         }
     }

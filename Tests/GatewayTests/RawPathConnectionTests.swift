@@ -14,7 +14,8 @@ import Testing
 @Suite("Raw path: connection rules on a virtual clock")
 struct RawPathConnectionTests {
     static let limits = RawPathHandler.Limits(
-        maxHeadBytes: 8192, maxFields: 50, headerTimeout: .seconds(10), idleTimeout: .seconds(75)
+        maxHeadBytes: 8192, maxFields: 50, headerTimeout: .seconds(10), idleTimeout: .seconds(75),
+        bodyTimeout: .seconds(30)
     )
 
     /// A responder with one built-in route, `/healthz` (GET and HEAD): a `POST` to it is answered 405 at once.

@@ -15,6 +15,8 @@ protocol DirectUpstreamReceiver: AnyObject {
     /// The connection failed or closed before the response's end; `timedOut`: because the head did not come in time;
     /// `answered`: the upstream had sent bytes of an answer (perhaps ones refused as malformed), so it has read the request.
     func upstreamFailed(timedOut: Bool, answered: Bool)
+    /// The upstream's socket takes more bytes again (a request body streaming to it).
+    func upstreamWritable()
 }
 
 /// A keep-alive HTTP/1.1 connection to an upstream, driven by callbacks on its event loop (no task, no async
@@ -40,6 +42,8 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
     private var timedOut = false
     /// The upstream has sent bytes since the exchange's request left.
     private var answered = false
+    /// The request's body is streaming up.
+    private var streaming = false
 
     var isActive: Bool { self.context?.channel.isActive ?? false }
 
@@ -70,10 +74,56 @@ final class DirectUpstreamConnection: ChannelInboundHandler, RemovableChannelHan
         self.answered = false
         self.timeout = timeout
         self.parser.expectResponse(toHEAD: head.method == .head)
-        self.setDeadline(.now() + timeout)
+        // A body that streams after the head holds the timeout until its end is sent (``sendBody(_:chunked:)``).
+        self.streaming = head.streams
+        self.setDeadline(head.streams ? nil : .now() + timeout)
         // Flushed with the other requests this loop sends in the same batch of events (see LoopFlushes).
         context.write(self.wrapOutboundOut(head.bytes), promise: nil)
         LoopFlushes.flushLater(context)
+    }
+
+    /// Sends part of the request's body (after `send`), chunked if the head said so. The exchange's timeout runs only
+    /// while the upstream is slow to take it (its socket not writable): waiting for the client's body is not the
+    /// upstream's delay.
+    func sendBody(_ buffer: ByteBuffer, chunked: Bool) {
+        guard let context else { return }
+        if chunked {
+            var size = context.channel.allocator.buffer(capacity: 24)
+            size.writeString(String(buffer.readableBytes, radix: 16))
+            size.writeStaticString("\r\n")
+            context.write(self.wrapOutboundOut(size), promise: nil)
+            context.write(self.wrapOutboundOut(buffer), promise: nil)
+            context.write(self.wrapOutboundOut(ByteBuffer(staticString: "\r\n")), promise: nil)
+        } else {
+            context.write(self.wrapOutboundOut(buffer), promise: nil)
+        }
+        LoopFlushes.flushLater(context)
+        self.setDeadline(context.channel.isWritable ? nil : .now() + self.timeout)
+    }
+
+    /// Ends the request's body; the answer's head is due within the timeout from now.
+    func sendBodyEnd(chunked: Bool) {
+        guard let context else { return }
+        self.streaming = false
+        if chunked { context.write(self.wrapOutboundOut(ByteBuffer(staticString: "0\r\n\r\n")), promise: nil) }
+        LoopFlushes.flushLater(context)
+        self.setDeadline(.now() + self.timeout)
+    }
+
+    /// The upstream's socket takes more bytes now.
+    var isWritable: Bool { self.context?.channel.isWritable ?? false }
+
+    /// The request under way will not be sent whole: the connection cannot carry another.
+    func abandon() {
+        self.isReusable = false
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let receiver = self.receiver, self.streaming {
+            self.setDeadline(nil)
+            receiver.upstreamWritable()
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Waits in a pool: closed once idle for `timeout`, unless taken (and given a new deadline) before.
@@ -212,11 +262,6 @@ final class DirectUpstreamPool: Sendable {
         self.loops.first { $0.eventLoop === eventLoop }
     }
 
-    /// Whether this pool serves `eventLoop` (it serves the loops of the group it was made for).
-    func serves(_ eventLoop: any EventLoop) -> Bool {
-        self.idle(on: eventLoop) != nil
-    }
-
     /// An idle connection on `eventLoop` (called on it), or nil.
     func lease(on eventLoop: any EventLoop) -> DirectUpstreamConnection? {
         guard let idle = self.idle(on: eventLoop) else { return nil }
@@ -290,6 +335,10 @@ struct UpstreamRequestHead: FieldOutput {
     private(set) var bytes: ByteBuffer
     /// The request carries a body (it is not sent again on a new connection: see `retriesOnStaleConnection`).
     private(set) var hasBody = false
+    /// The body streams after the head (``DirectUpstreamConnection/sendBody(_:chunked:)``).
+    private(set) var streams = false
+    /// A body that streams after the head is sent in chunks.
+    private(set) var chunked = false
 
     /// The request line and `Host`.
     init(method: HTTPRequest.Method, path: String, authority: String, allocator: ByteBufferAllocator) {
@@ -322,5 +371,21 @@ struct UpstreamRequestHead: FieldOutput {
             self.bytes.writeStaticString("content-length: 0\r\n")
         }
         self.bytes.writeStaticString("\r\n")
+    }
+
+    /// Ends the head of a request whose body streams after it: with its length when the client gave one, else
+    /// chunked. The framing is always written out, whatever the method: a body after a head that declares none would
+    /// be read by the upstream as a request of its own.
+    mutating func end(streaming framing: RequestBodyFraming) {
+        self.hasBody = true
+        self.streams = true
+        if case .length(let length) = framing {
+            self.bytes.writeStaticString("content-length: ")
+            self.bytes.writeString(String(length))
+            self.bytes.writeStaticString("\r\n\r\n")
+        } else {
+            self.chunked = true
+            self.bytes.writeStaticString("transfer-encoding: chunked\r\n\r\n")
+        }
     }
 }

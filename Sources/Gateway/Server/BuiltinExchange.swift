@@ -11,6 +11,35 @@ protocol ConnectionExchange: AnyObject {
     func clientHalfClosed()
     /// The connection is gone: the answer has nowhere to go.
     func clientGone()
+    /// Part of the request's body, when it streams (after ``DirectAnswerSink/requestBodyWanted(_:)``).
+    func requestBody(_ buffer: ByteBuffer)
+    /// The request's body has ended.
+    func requestBodyEnd()
+    /// The request's body cannot be read to its end; the connection closes after the answer.
+    func requestBodyFailed(_ failure: RequestBodyFailure)
+}
+
+/// Why a streamed request body stopped before its end.
+enum RequestBodyFailure: Error {
+    /// No more of it came within the body timeout (408).
+    case timeout
+    /// Its chunked framing is broken (400).
+    case malformed(reason: String)
+    /// The client closed its side before the end (400).
+    case cutOff
+    /// It passed the route's limit (413).
+    case tooLarge(limit: Int)
+
+    /// The answer to a request whose body failed so, when none has started.
+    var error: GatewayError {
+        switch self {
+        case .timeout: .requestTimeout()
+        case .malformed(let reason):
+            GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: "The request body's chunked framing is not valid HTTP/1.1.", reason: reason)
+        case .cutOff: .unreadableRequestBody()
+        case .tooLarge(let limit): .payloadTooLarge(limit: limit)
+        }
+    }
 }
 
 /// One request to a built-in route (the functions, media, `/v1/me`, health, OpenAPI, metrics) on the raw path: the
@@ -32,6 +61,8 @@ final class BuiltinExchange: ConnectionExchange {
     private var status: Int?
     private var gone = false
     private var finished = false
+    /// Where a streamed request body's parts go, read by the handler as ``RequestBody``.
+    private var body: StreamedBody.Source?
 
     init(sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest) {
         self.sink = sink
@@ -40,15 +71,26 @@ final class BuiltinExchange: ConnectionExchange {
         self.request = request
     }
 
-    /// Makes and writes the answer to `head` (with `body`, read whole with it) for `route`.
-    func start(_ head: HTTPRequest, body: ByteBuffer?, route: Route, channel: any Channel, peer: String?) {
+    /// Makes and writes the answer to `head` for `route`: with `body`, read whole with the head, or with a body that
+    /// `streamed` after it (``requestBody(_:)``), asked of the connection as the handler reads it.
+    func start(_ head: HTTPRequest, body: ByteBuffer?, streamed: Bool, route: Route?, channel: any Channel, peer: String?) {
         let (responder, eventLoop, watcher) = (self.responder, self.eventLoop, self.watcher)
         let (requestID, record) = (self.request.requestID, self.request.record)
         let exchange = NIOLoopBound(self, eventLoop: eventLoop)
+        let requestBody: RequestBody
+        if streamed {
+            let stream = StreamedBody.makeSequence(
+                backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false, delegate: BodyDemand(exchange: exchange)
+            )
+            self.body = stream.source
+            requestBody = RequestBody(asyncSequence: FirstRead(base: stream.sequence) { eventLoop.execute { exchange.value.bodyDemanded() } })
+        } else {
+            requestBody = RequestBody(buffer: body ?? ByteBuffer())
+        }
         self.task = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             var record = record
             var response = await responder.response(
-                to: Request(head: head, body: RequestBody(buffer: body ?? ByteBuffer())), route: route, requestID: requestID,
+                to: Request(head: head, body: requestBody), route: route, requestID: requestID,
                 channel: channel, peer: peer, upstream: nil, watcher: watcher, record: &record
             ) {}
             responder.finish(&response, for: head, requestID: requestID)
@@ -67,6 +109,39 @@ final class BuiltinExchange: ConnectionExchange {
         }
     }
 
+    func requestBody(_ buffer: ByteBuffer) {
+        guard let body = self.body else { return }
+        if body.yield(buffer) != .produceMore { self.sink.requestBodyWanted(false) }
+    }
+
+    func requestBodyEnd() {
+        self.body?.finish()
+        self.body = nil
+    }
+
+    func requestBodyFailed(_ failure: RequestBodyFailure) {
+        // As the handler reads it (``RequestBodyReader``): a timeout is a 408, broken framing a 400.
+        switch failure {
+        case .timeout: self.body?.finish(RequestBodyTimeout())
+        case .tooLarge(let limit): self.body?.finish(GatewayError.payloadTooLarge(limit: limit))
+        case .malformed, .cutOff: self.body?.finish(failure)
+        }
+        self.body = nil
+    }
+
+    /// The handler reads the body (its first read, or it has taken what was buffered).
+    fileprivate func bodyDemanded() {
+        guard self.body != nil, !self.finished else { return }
+        self.sink.requestBodyWanted(true)
+    }
+
+    /// The handler is done with the body without reading it to the end.
+    fileprivate func bodyAbandoned() {
+        guard self.body != nil else { return }
+        self.body = nil
+        if !self.finished { self.sink.requestBodyWanted(false) }
+    }
+
     func clientWritable() {
         self.writable?.succeed()
         self.writable = nil
@@ -80,6 +155,8 @@ final class BuiltinExchange: ConnectionExchange {
         self.gone = true
         self.watcher.clientClosed(whole: true)
         self.task?.cancel()
+        self.body?.finish(RequestBodyFailure.cutOff)
+        self.body = nil
         self.writable?.fail(ChannelError.ioOnClosedChannel)
         self.writable = nil
         if self.status == nil { self.request.record.errorReason = "cancelled" }
@@ -129,6 +206,51 @@ final class BuiltinExchange: ConnectionExchange {
         self.finished = true
         self.responder.directFinished(self.request, status: status, upstream: nil)
         self.sink.exchangeFinished(self)
+    }
+}
+
+/// A streamed request body as the handler's task reads it, fed on the connection's event loop.
+private typealias StreamedBody = NIOThrowingAsyncSequenceProducer<
+    ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, BodyDemand
+>
+
+/// Asks the connection for more of the body when the handler has taken what was buffered.
+private struct BodyDemand: NIOAsyncSequenceProducerDelegate {
+    let exchange: NIOLoopBound<BuiltinExchange>
+
+    func produceMore() {
+        let exchange = self.exchange
+        exchange.eventLoop.execute { exchange.value.bodyDemanded() }
+    }
+
+    func didTerminate() {
+        let exchange = self.exchange
+        exchange.eventLoop.execute { exchange.value.bodyAbandoned() }
+    }
+}
+
+/// A sequence that calls `first` when it is first read: the body is asked of the client only when a handler reads it
+/// (after its rules), so `Expect: 100-continue` is answered then and not before.
+private struct FirstRead<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    let base: Base
+    let first: @Sendable () -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        var first: (@Sendable () -> Void)?
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let first = self.first {
+                self.first = nil
+                first()
+            }
+            return try await self.base.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: self.base.makeAsyncIterator(), first: self.first)
     }
 }
 

@@ -14,6 +14,9 @@ protocol DirectAnswerSink: AnyObject {
     /// Ends the answer and flushes it.
     func writeEnd(for request: DirectRequest)
     func closeConnection()
+    /// Whether the exchange takes the request body's parts now (``ConnectionExchange/requestBody(_:)``); the first
+    /// `true` answers `Expect: 100-continue`.
+    func requestBodyWanted(_ wanted: Bool)
     /// The exchange has written its answer's end, or given up.
     func exchangeFinished(_ exchange: any ConnectionExchange)
 }
@@ -51,6 +54,20 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     private var sent = ContinuousClock.now
     /// Reading from the upstream stopped while the client catches up.
     private var paused = false
+    /// The request's body streaming to the upstream, and the bytes sent of it.
+    private var upload = Upload.none
+    private var uploaded = 0
+
+    private enum Upload {
+        /// No body streams after the head.
+        case none
+        /// The body is sent as it comes.
+        case sending(chunked: Bool)
+        /// Its end has been sent.
+        case sent
+        /// It broke off: the upstream connection cannot be used again.
+        case failed
+    }
 
     init(
         sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute
@@ -102,7 +119,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
         case .refuse(_, let error):
             self.responder.writeDirectError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
-        case .handOn, .handle, .decide:
+        case .handle, .decide:
             preconditionFailure("resume either forwards or refuses")
         }
     }
@@ -142,6 +159,55 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
         self.sent = .now
         guard let head = self.head else { preconditionFailure("sent before the rules passed") }
         connection.send(head, to: self, timeout: self.route.timeout)
+        if head.streams, case .none = self.upload {
+            self.upload = .sending(chunked: head.chunked)
+            self.sink.requestBodyWanted(connection.isWritable)
+        }
+    }
+
+    func requestBody(_ buffer: ByteBuffer) {
+        guard case .sending(let chunked) = self.upload, let connection = self.connection else { return }
+        self.uploaded += buffer.readableBytes
+        guard self.uploaded <= self.route.maxBodyBytes else {
+            self.requestBodyFailed(.tooLarge(limit: self.route.maxBodyBytes))
+            return
+        }
+        connection.sendBody(buffer, chunked: chunked)
+        if !connection.isWritable { self.sink.requestBodyWanted(false) }
+    }
+
+    func requestBodyEnd() {
+        guard case .sending(let chunked) = self.upload, let connection = self.connection else { return }
+        self.upload = .sent
+        connection.sendBodyEnd(chunked: chunked)
+    }
+
+    /// The body cannot be sent whole: the upstream sees it cut off (never a shorter body that looks complete), and the
+    /// client gets the error if no answer has started, or a closed connection.
+    func requestBodyFailed(_ failure: RequestBodyFailure) {
+        if case .failed = self.upload { return }
+        self.upload = .failed
+        self.sink.requestBodyWanted(false)
+        // Answered before the upstream connection closes, so that its closing is not taken for the upstream's failure.
+        let connection = self.connection
+        self.connection = nil
+        switch self.state {
+        case .deciding, .connecting, .waitingForHead:
+            let error = failure.error
+            self.responder.writeDirectError(error, for: self.request, to: self.sink)
+            self.finish(status: Int(error.status.code))
+        case .streaming(let status):
+            self.sink.closeConnection()
+            self.finish(status: status)
+        case .done:
+            break
+        }
+        connection?.close()
+    }
+
+    func upstreamWritable() {
+        guard case .sending = self.upload else { return }
+        self.sink.requestBodyWanted(true)
     }
 
     func upstreamHead(_ head: UpstreamHead) {
@@ -173,6 +239,12 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
         if let connection = self.connection {
             self.connection = nil
             if self.paused { connection.setReading(true) }
+            // An upstream that answered before the request's body ended has not read it all.
+            if case .sending = self.upload {
+                self.upload = .failed
+                self.sink.requestBodyWanted(false)
+                connection.abandon()
+            }
             self.route.directPool.release(connection, on: self.eventLoop)
         }
         self.finish(status: status)

@@ -35,8 +35,6 @@ final class DirectRequest {
 
 /// What the direct path does with a request head.
 enum DirectStart {
-    /// Not for the direct path: the async responder takes it (nothing has been counted or recorded yet).
-    case handOn
     /// Refused before any upstream work (authentication or rate limit), counted and recorded.
     case refuse(DirectRequest, GatewayError)
     /// To be forwarded with this upstream head.
@@ -56,6 +54,8 @@ struct PendingDecision: Sendable {
     let target: String
     /// The request's body, when it came whole with its head.
     let body: ByteBuffer?
+    /// The framing of a body that streams after the head (`none` when there is none, or it came whole).
+    let streamed: RequestBodyFraming
     var rules: RuleProgress
 }
 
@@ -69,7 +69,7 @@ struct Decision: Sendable {
 extension PendingDecision {
     /// `pending` with the rules' later progress.
     init(rules: RuleProgress, of pending: PendingDecision) {
-        self.init(head: pending.head, upstream: pending.upstream, target: pending.target, body: pending.body, rules: rules)
+        self.init(head: pending.head, upstream: pending.upstream, target: pending.target, body: pending.body, streamed: pending.streamed, rules: rules)
     }
 }
 
@@ -84,37 +84,39 @@ extension GatewayResponder {
     ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
     ///     (``RawRequestHead``); nil when it is among them, or absent.
     ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
-    ///     `head`); nil for a request that declares none.
+    ///     `head`); nil for a request that declares none, or whose body streams.
+    ///   - streamed: the framing of a body that streams after the head.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
     ///   - appCheck: the `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
     func directStart(
-        _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil, channel: any Channel, peer: String?
+        _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil,
+        streamed: RequestBodyFraming = .none, channel: any Channel, peer: String?
     ) -> DirectStart {
-        let fields = head.headerFields
         let uri = URI(head.path ?? "")
-        guard let route = self.routes.route(for: uri.path),
-            fields[.transferEncoding] == nil, fields[.expect] == nil, body != nil || Self.declaresNoBody(fields),
-            (try? RequestFraming.check(head)) != nil, !RequestFraming.endsConnection(head)
-        else { return .handOn }
-        // A method the route does not take: 405 on any route, before authentication, as `respond` answers it. Handed
-        // on, a method SwiftNIO's parser does not know (any token is a method, RFC 9110 §9.1) would be a 400 there.
-        guard route.allows(head.method) else {
-            return .refuse(self.directRequest(head, path: uri.path, route: route, peer: peer), .methodNotAllowed(allowed: route.methods))
-        }
-        // A built-in route's request, come whole: its handler's exchange applies the rules.
-        if !route.forwardsUpstream {
-            return .handle(self.directRequest(head, path: uri.path, route: route, peer: peer), route)
-        }
-        guard let upstream = route.direct, !MaxForwards.endsHere(head),
-            upstream.directPool.serves(channel.eventLoop),
-            let target = upstream.target.path(path: uri.path, query: uri.query)
-        else { return .handOn }
+        let route = self.routes.route(for: uri.path)
         let request = self.directRequest(head, path: uri.path, route: route, peer: peer)
+        do {
+            try RequestFraming.check(head)
+        } catch {
+            return .refuse(request, error)
+        }
+        // CONNECT or an upgrade: answered (the gateway switches to no other protocol), then the connection closes.
+        if RequestFraming.endsConnection(head) { request.closesConnection = true }
+        guard let route else { return .refuse(request, .notFound()) }
+        // A method the route does not take: 405 on any route, before authentication.
+        guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }
+        // A built-in route's request, and an OPTIONS the gateway answers itself (`Max-Forwards: 0`): the handler's
+        // exchange applies the rules.
+        guard route.forwardsUpstream, let upstream = route.direct, !MaxForwards.endsHere(head) else { return .handle(request, route) }
+        guard let target = upstream.target.path(path: uri.path, query: uri.query) else { return .refuse(request, .dotSegmentInPath()) }
         if let body, body.readableBytes > upstream.maxBodyBytes {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
         }
+        if case .length(let declared) = streamed, declared > upstream.maxBodyBytes {
+            return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
+        }
         var pending = PendingDecision(
-            head: head, upstream: upstream, target: target, body: body,
+            head: head, upstream: upstream, target: target, body: body, streamed: streamed,
             rules: RuleProgress(route: route, fields: head.headerFields, authorization: authorization, appCheck: appCheck, peer: peer)
         )
         switch self.rules.run(&pending.rules) {
@@ -175,30 +177,25 @@ extension GatewayResponder {
         } catch {
             return .refuse(request, error)
         }
-        upstreamHead.end(body: pending.body, clientSentLength: pending.head.headerFields[.contentLength] != nil)
+        if pending.streamed != .none {
+            upstreamHead.end(streaming: pending.streamed)
+        } else {
+            upstreamHead.end(body: pending.body, clientSentLength: pending.head.headerFields[.contentLength] != nil)
+        }
         return .forward(request, upstream, upstreamHead)
     }
 
     /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
     /// on gets its id, and its clock, from the async responder).
-    private func directRequest(_ head: HTTPRequest, path: String, route: Route, peer: String?) -> DirectRequest {
+    private func directRequest(_ head: HTTPRequest, path: String, route: Route?, peer: String?) -> DirectRequest {
         var record = RequestRecord()
-        record.route = route.name
+        if let route { record.route = route.name }
         // The access log's fields: worked out only when there is one to write.
         if self.accessLog != nil { record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route) }
         return DirectRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
             closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: record
         )
-    }
-
-    /// No `Content-Length`, or `Content-Length: 0` (a `Transfer-Encoding` is checked apart).
-    private static func declaresNoBody(_ fields: HTTPFields) -> Bool {
-        switch fields.sole(.contentLength) {
-        case .absent: true
-        case .one(let length): length == "0"
-        case .several: false
-        }
     }
 
     /// The fields every direct answer carries after its own, written to `output`: the rate limit's fields, the request
@@ -223,6 +220,8 @@ extension GatewayResponder {
     /// Writes an error answer as JSON (headers only for HEAD), flushed.
     func writeDirectError(_ error: GatewayError, for request: DirectRequest, to sink: any DirectAnswerSink) {
         request.record.errorReason = error.reason
+        // A refusal that ends the connection (a request whose framing cannot be trusted) says so, and closes it.
+        if HopByHopHeaders.listsClose(error.headers[.connection]) { request.closesConnection = true }
         if error.status == .unauthorized || error.status == .serviceUnavailable {
             self.logger.debug("request refused", metadata: ["request_id": "\(request.requestID)", "reason": "\(error.reason)"])
         }

@@ -44,7 +44,7 @@ public struct GatewayServer: Service {
             limits.rawPath
             ? RawPathHandler.Limits(
                 maxHeadBytes: limits.maxHeaderBytes, maxFields: limits.maxHeaderCount, headerTimeout: headerTimeout,
-                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds)
+                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds), bodyTimeout: bodyTimeout
             ) : nil
         let server = EventLoopPinnedHTTP1Channel(http1: http1, responder: responder, raw: raw).server(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is

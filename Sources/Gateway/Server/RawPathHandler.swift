@@ -30,6 +30,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         var maxFields: Int
         var headerTimeout: TimeAmount
         var idleTimeout: TimeAmount
+        var bodyTimeout: TimeAmount
     }
 
     /// The responder of the current configuration, taken again when a reload has published another.
@@ -68,9 +69,20 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
     /// How the answer under way is framed.
     private var answerChunked = false
     private var answerWithoutBody = false
-    /// When the connection closes unless something happens first: the head under way is due (header timeout), or
-    /// the connection has been idle long enough; none while an exchange runs.
+    /// When the connection closes unless something happens first: the head under way is due (header timeout), the
+    /// connection has been idle long enough, or more of a request body is due (body timeout).
     private var deadline: LoopDeadline?
+    /// The body of the request under way while it streams to its exchange (nil once read to its end).
+    private var body: RequestBodyDecoder?
+    /// The request under way has a body not yet read to its end: the connection closes after the answer.
+    private var bodyOpen = false
+    /// The exchange takes body parts now (it asked, and keeps up).
+    private var bodyWanted = false
+    /// `Expect: 100-continue` awaits its interim answer, sent when the exchange first asks for the body.
+    private var continueDue = false
+    private var pumping = false
+
+    private static let noBytes = ByteBuffer()
 
     /// Bytes that may wait while an exchange runs before reading stops.
     static let maxPending = 64 * 1024
@@ -92,6 +104,11 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         // `unowned`: `handlerRemoved` stops the deadline (see LoopDeadline).
         self.deadline = LoopDeadline(on: context.eventLoop) { [unowned self] in
             guard !self.handedOver else { return }
+            if self.bodyOpen, self.bodyWanted {
+                // The client stopped sending its body: the exchange answers 408 if it can, then the connection closes.
+                self.failBody(.timeout)
+                return
+            }
             self.closing = true
             self.context?.close(promise: nil)
         }
@@ -136,7 +153,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
             // The first byte of a request: its head is due within the header timeout.
             if self.exchange == nil { self.setDeadline(self.now + self.limits.headerTimeout) }
         }
-        if self.exchange == nil { self.process(context) }
+        if self.exchange == nil { self.process(context) } else if self.bodyOpen { self.pumpBody() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -156,7 +173,12 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         switch event {
         case let event as ChannelEvent where event == .inputClosed:
             self.inputClosed = true
-            if let exchange = self.exchange { exchange.clientHalfClosed() } else { self.process(context) }
+            if let exchange = self.exchange {
+                exchange.clientHalfClosed()
+                if self.bodyOpen { self.pumpBody() }
+            } else {
+                self.process(context)
+            }
         case is ChannelShouldQuiesceEvent:
             // As HummingbirdCore's connection handler: close now if idle, else after the answer under way.
             self.quiescing = true
@@ -217,41 +239,39 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 return
             }
             let (head, authorization, appCheck, length) = (parsed.request, parsed.authorization, parsed.appCheck, parsed.length)
-            // A small body read with its head is taken here; one still on its way goes to the general parser, which
-            // streams it under the body timeout.
+            // A small body that came whole with its head is taken with it; any other streams to the exchange.
             var body: ByteBuffer?
             var bodyLength = 0
+            var streamed = false
             switch parsed.body {
             case .none:
                 break
-            case .length(let declared) where declared <= Self.maxInlineBody && !parsed.expectsContinue:
-                guard bytes.readableBytes >= length + declared else {
-                    self.handOver(context)
-                    return
-                }
+            case .length(let declared) where declared <= Self.maxInlineBody && !parsed.expectsContinue && bytes.readableBytes >= length + declared:
                 bodyLength = declared
                 body = bytes.getSlice(at: bytes.readerIndex + length, length: declared)
             case .length, .chunked:
-                self.handOver(context)
-                return
+                streamed = true
             }
             if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
             let start = self.responder.directStart(
-                head, authorization: authorization, appCheck: appCheck, body: body, channel: context.channel, peer: self.peer
+                head, authorization: authorization, appCheck: appCheck, body: body, streamed: streamed ? parsed.body : .none,
+                channel: context.channel, peer: self.peer
             )
-            if case .handOn = start {
-                self.handOver(context)
-                return
-            }
             bytes.moveReaderIndex(forwardBy: length + bodyLength)
             self.pending = bytes.readableBytes > 0 ? bytes : nil
             self.responder.metrics.requestStarted()
+            if streamed {
+                // Read as the exchange asks for it (``requestBodyWanted(_:)``); until then its bytes wait.
+                self.body = RequestBodyDecoder(parsed.body, maxTrailerBytes: self.limits.maxHeadBytes)
+                self.bodyOpen = true
+                self.bodyWanted = false
+                self.continueDue = parsed.expectsContinue
+            }
             switch start {
-            case .handOn:
-                break
             case .refuse(let request, let error):
                 // The next request's head is due from now if its bytes are here already; else the connection idles.
                 self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
+                // A body left unread ends the connection (``writeHead(_:for:)``).
                 self.responder.writeDirectError(error, for: request, to: self)
                 self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             case .forward(let request, let route, let upstreamHead):
@@ -268,7 +288,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
                 if let appCheck { head.headerFields.append(HTTPField(name: RequestRules.appCheckHeader, value: appCheck)) }
                 let exchange = BuiltinExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request)
                 self.exchange = exchange
-                exchange.start(head, body: body, route: route, channel: context.channel, peer: self.peer)
+                exchange.start(head, body: body, streamed: streamed, route: route, channel: context.channel, peer: self.peer)
             case .decide(let request, let pending):
                 // As for `forward`: the rules that wait on I/O are bounded by their own timeouts.
                 self.setDeadline(nil)
@@ -342,6 +362,7 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         let mayHaveBody = Self.mayHaveBody(response.status)
         var head = context.channel.allocator.buffer(capacity: 512)
         HeadBytes.writeStatusLine(response.status, into: &head)
+        if self.closesForBody(request) { head.writeStaticString("connection: close\r\n") }
         var hasLength = false
         for field in response.headerFields {
             // The framing fields are this writer's: as SwiftNIO's encoder, none on an answer that has no body, and
@@ -362,9 +383,18 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         let mayHaveBody = Self.mayHaveBody(upstream.status)
         var head = context.channel.allocator.buffer(capacity: 512 + upstream.lines.readableBytes)
         HeadBytes.writeStatusLine(upstream.status, into: &head)
+        _ = self.closesForBody(request)
         let written = upstream.writeEndToEndFields(into: &head, omitting: GatewayResponder.requestIDHeader, withoutBody: !mayHaveBody)
         responder.appendDirectFields(to: &head, for: request, answerHasDate: written.date)
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: written.contentLength, for: request, context: context)
+    }
+
+    /// An answer that starts before its request's body has been read to the end closes the connection after it
+    /// (the rest of the body is not read); true when it must now say so, which it has not yet.
+    private func closesForBody(_ request: DirectRequest) -> Bool {
+        guard self.bodyOpen, !request.closesConnection else { return false }
+        request.closesConnection = true
+        return true
     }
 
     private static func mayHaveBody(_ status: HTTPResponse.Status) -> Bool {
@@ -468,8 +498,82 @@ final class RawPathHandler: ChannelDuplexHandler, RemovableChannelHandler, Direc
         guard self.exchange === exchange else { return }
         self.exchange = nil
         guard let context, !self.closing else { return }
+        if self.bodyOpen {
+            // Its answer said `Connection: close` (``closesForBody(_:)``): nothing after it can be framed.
+            self.closing = true
+            self.context?.close(promise: nil)
+            return
+        }
         self.setDeadline(self.now + (self.pending == nil ? self.limits.idleTimeout : self.limits.headerTimeout))
         self.process(context)
+    }
+
+    // MARK: Request bodies
+
+    func requestBodyWanted(_ wanted: Bool) {
+        guard self.bodyOpen, self.body != nil, let context else { return }
+        self.bodyWanted = wanted
+        guard wanted else {
+            self.setDeadline(nil)
+            return
+        }
+        if self.continueDue {
+            self.continueDue = false
+            context.writeAndFlush(self.wrapOutboundOut(.byteBuffer(ByteBuffer(staticString: "HTTP/1.1 100 Continue\r\n\r\n"))), promise: nil)
+        }
+        self.pumpBody()
+    }
+
+    /// Passes the body's bytes read so far to the exchange while it wants them; waits for more under the body timeout.
+    private func pumpBody() {
+        guard !self.pumping, let context else { return }
+        self.pumping = true
+        defer { self.pumping = false }
+        while self.bodyWanted, var decoder = self.body, let exchange = self.exchange {
+            // No bytes waiting: the decoder may still have an end to give (a length read to its last byte).
+            var bytes = self.pending ?? Self.noBytes
+            self.pending = nil
+            let part: RequestBodyDecoder.Part?
+            do {
+                part = try decoder.next(&bytes)
+            } catch {
+                self.failBody(.malformed(reason: error.reason))
+                break
+            }
+            self.body = decoder
+            self.pending = bytes.readableBytes > 0 ? bytes : nil
+            switch part {
+            case .data(let buffer):
+                exchange.requestBody(buffer)
+            case .end:
+                self.body = nil
+                self.bodyOpen = false
+                self.bodyWanted = false
+                self.setDeadline(nil)
+                exchange.requestBodyEnd()
+            case nil:
+                // Not enough bytes to go on with (perhaps part of a size line or trailer).
+                if self.inputClosed { self.failBody(.cutOff) } else { self.setDeadline(self.now + self.limits.bodyTimeout) }
+                return self.resumeReading(context)
+            }
+        }
+        self.resumeReading(context)
+    }
+
+    private func resumeReading(_ context: ChannelHandlerContext) {
+        if self.readHeld, (self.pending?.readableBytes ?? 0) < Self.maxPending {
+            self.readHeld = false
+            context.read()
+        }
+    }
+
+    /// The body cannot be read to its end: the exchange answers if it still can, and the connection closes after it.
+    private func failBody(_ failure: RequestBodyFailure) {
+        self.body = nil
+        self.bodyWanted = false
+        self.pending = nil
+        self.setDeadline(nil)
+        self.exchange?.requestBodyFailed(failure)
     }
 
     // MARK: Deadline
