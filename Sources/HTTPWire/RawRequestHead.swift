@@ -148,8 +148,12 @@ package enum RawRequestHead {
                 }
                 contentLength = length
             case .transferEncoding:
-                // One field line, exactly `chunked`: the only coding decoded here (RFC 9112 §6.1).
-                guard !chunked, Self.equalsLowercased(value, "chunked") else { return Self.malformed("transfer_encoding") }
+                // One field line, exactly `chunked`: the only coding decoded here (RFC 9112 §6.1). Spaces may follow
+                // it, a tab may not (llhttp reads `chunked\t` as another coding).
+                var codingEnd = index - 2
+                while codingEnd > valueStart, bytes[codingEnd - 1] == UInt8(ascii: " ") { codingEnd -= 1 }
+                let coding = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<codingEnd])
+                guard !chunked, Self.equalsLowercased(coding, "chunked") else { return Self.malformed("transfer_encoding") }
                 chunked = true
             case .expect:
                 // The one expectation there is (RFC 9110 §10.1.1), answered by the connection, not passed on. Any
