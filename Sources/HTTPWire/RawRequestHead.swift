@@ -78,6 +78,7 @@ package enum RawRequestHead {
 
         var fields = HTTPFields()
         var authority: String?
+        var host = 0..<0
         var hostLines = 0
         var authorization: String?
         var appCheck: String?
@@ -130,7 +131,10 @@ package enum RawRequestHead {
             case .host:
                 hostLines += 1
                 // A second line is refused below, once the head is whole (RFC 9112 §3.2).
-                if authority == nil { authority = String(decoding: value, as: UTF8.self) }
+                if authority == nil {
+                    authority = String(decoding: value, as: UTF8.self)
+                    host = valueStart..<valueEnd
+                }
                 continue
             case .authorization:
                 guard authorization == nil else { return Self.malformed("repeated_authorization") }
@@ -194,14 +198,18 @@ package enum RawRequestHead {
             guard method == .options else { return Self.malformed("asterisk_form") }
             path = "*"
         case .absolute(let targetAuthority, let targetPath):
-            if let targetAuthority { authority = targetAuthority }
+            if let targetAuthority {
+                guard HostSyntax.isValid(targetAuthority) else { return Self.malformed("invalid_host") }
+                authority = targetAuthority
+                host = 0..<0
+            }
             path = targetPath
         case .authority(let targetPath):
             path = targetPath
         case .invalid:
             return Self.malformed("invalid_target")
         }
-        if let authority, !HostSyntax.isValid(authority) { return Self.malformed("invalid_host") }
+        guard HostSyntax.isValid(UnsafeRawBufferPointer(rebasing: bytes[host])) else { return Self.malformed("invalid_host") }
 
         if isHTTP10, !connection.keepAlive {
             // Said the way an HTTP/1.1 request says it (RFC 9112 §9.3).
