@@ -151,11 +151,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// HTTP/1.1 on the wire, with no `Channel` in it: request heads and bodies, upstream answer heads and bodies,
+        /// heads written as bytes.
+        .target(
+            name: "HTTPWire",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// The HTTP edge: routes, authentication, errors to HTTP, the server; the composition of the other targets.
         .target(
             name: "Gateway",
             dependencies: [
                 "GatewayConfig",
+                "HTTPWire",
                 "IDTokens",
                 "GoogleAuth",
                 "Revocation",
@@ -202,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "StoryGateBenchmarks",
             dependencies: [
-                "IDTokens", "CurlHTTP", "RateLimiting",
+                "IDTokens", "CurlHTTP", "RateLimiting", "HTTPWire",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -280,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayConfig", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "Gateway", "GatewayConfig", "HTTPWire", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
                 "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

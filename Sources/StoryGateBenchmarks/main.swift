@@ -1,4 +1,4 @@
-// `swift run -c release StoryGateBenchmarks [tokens|curl|ratelimit ...]`: prints the figures in BENCHMARKS.md.
+// `swift run -c release StoryGateBenchmarks [tokens|curl|ratelimit|wire ...]`: prints the figures in BENCHMARKS.md.
 let arguments = CommandLine.arguments.dropFirst()
 let suites = arguments.isEmpty ? ["tokens"] : Array(arguments)
 for suite in suites {
@@ -11,7 +11,9 @@ for suite in suites {
         try await runCurlBenchmarks()
     case "ratelimit":
         try await runRateLimitBenchmarks()
+    case "wire":
+        WireBenchmarks.run()
     default:
-        print("unknown benchmark suite \(suite); known: tokens, curl, ratelimit")
+        print("unknown benchmark suite \(suite); known: tokens, curl, ratelimit, wire")
     }
 }

@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 
 @testable import Gateway
+@testable import HTTPWire
 
 // MARK: - Helpers
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HTTPWire
 
 /// The framing rules of RFC 9112 that the HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, checked
 /// before any route runs, so that neither a handler nor an upstream ever sees a request whose length or target two
@@ -58,58 +59,9 @@ enum RequestFraming {
         }
     }
 
-    /// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3): an IP literal in brackets, or a registered
-    /// name or IPv4 address of unreserved, sub-delims and percent-encoded characters, then an optional `:` and
-    /// digits. Empty is valid (a target without an authority).
+    /// `uri-host [ ":" port ]` (``HostSyntax``): the rule the request reader applies too.
     static func isValidHost(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8 { bytes in
-            var index = 0
-            if index < bytes.count, bytes[index] == UInt8(ascii: "[") {
-                // IPv6address (with an RFC 6874 zone, `%25…`) or IPvFuture: unreserved, sub-delims, `:` and `%`.
-                index += 1
-                let start = index
-                while index < bytes.count, bytes[index] != UInt8(ascii: "]") {
-                    let byte = bytes[index]
-                    guard Self.isHostByte(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "%") else { return false }
-                    index += 1
-                }
-                guard index < bytes.count, index > start else { return false }
-                index += 1
-            } else {
-                while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
-                    if bytes[index] == UInt8(ascii: "%") {
-                        guard index + 2 < bytes.count, HexDigit.value(bytes[index + 1]) != nil, HexDigit.value(bytes[index + 2]) != nil else { return false }
-                        index += 3
-                        continue
-                    }
-                    guard Self.isHostByte(bytes[index]) else { return false }
-                    index += 1
-                }
-            }
-            guard index < bytes.count else { return true }
-            // The port: `:` then digits (possibly none).
-            guard bytes[index] == UInt8(ascii: ":") else { return false }
-            index += 1
-            while index < bytes.count {
-                guard bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") else { return false }
-                index += 1
-            }
-            return true
-        }
-    }
-
-    /// RFC 3986 unreserved and sub-delims.
-    private static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
-            UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
-            true
-        default:
-            false
-        }
+        HostSyntax.isValid(value)
     }
 
     /// Whether the connection must close after this request's answer: a CONNECT or protocol-upgrade request. The

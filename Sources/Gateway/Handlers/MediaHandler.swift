@@ -1,4 +1,5 @@
 import HTTPTypes
+import HTTPWire
 import HummingbirdCore
 import NIOCore
 import StoryFunctions

@@ -3,6 +3,7 @@ import IDTokens
 
 #if canImport(Glibc)
 import Glibc
+import HTTPWire
 #endif
 
 /// What this binary is: the package's version, and the git commit of the checkout it runs from when there is one.

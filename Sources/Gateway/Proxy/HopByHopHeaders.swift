@@ -1,4 +1,5 @@
 import HTTPTypes
+import HTTPWire
 
 /// Connection-specific fields (RFC 9110 §7.6.1): they describe one hop, so a proxy removes them in both
 /// directions — `Connection` and every field it names, `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`,

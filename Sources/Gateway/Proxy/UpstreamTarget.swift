@@ -1,4 +1,5 @@
 import GatewayConfig
+import HTTPWire
 
 /// Where a route's requests go: the route's prefix replaced by the upstream's base path, the query kept
 /// (`/api/hello?x=1` on route `/api/` to `http://h:p/base` is `http://h:p/base/hello?x=1`; an exact route maps

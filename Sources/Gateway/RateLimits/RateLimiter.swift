@@ -1,5 +1,6 @@
 import GatewayConfig
 import HTTPTypes
+import HTTPWire
 import NIOCore
 public import Logging
 import Prometheus

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HTTPWire
 import NIOCore
 
 /// The raw path: requests read straight from the connection's bytes and answered straight onto it, first in the

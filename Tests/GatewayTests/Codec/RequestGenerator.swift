@@ -50,6 +50,8 @@ struct RequestGenerator {
         }
         if self.random.chance(30) { fields.append(self.line("Authorization", "Bearer " + self.token())) }
         if !plain, self.random.chance(3) { fields.append(self.line("Authorization", "Bearer x")) }
+        if self.random.chance(10) { fields.append(self.line("X-Firebase-AppCheck", self.token())) }
+        if !plain, self.random.chance(2) { fields.append(self.line("x-firebase-appcheck", "y")) }
         let extra = self.random.chance(5) ? 20 + self.random.below(110) : self.random.below(6)
         for _ in 0..<extra { fields.append(self.field(plain: plain)) }
 
@@ -58,6 +60,8 @@ struct RequestGenerator {
         if !plain, self.random.chance(20) { fields.shuffle(using: &self.random) }
         for field in fields { head += field }
         head += self.lineEnd(plain: plain)
+        // Empty lines before a request line are skipped (RFC 9112 §2.2).
+        if !plain, self.random.chance(3) { head = [0x0D, 0x0A] + head }
         return head + body
     }
 
@@ -80,7 +84,13 @@ struct RequestGenerator {
         }
         switch self.random.below(16) {
         case 0: return Array("*".utf8)
-        case 1: return Array(self.random.pick(["http://a.example/x", "https://b.example:8443/y?z", "http://u@a.example/"]).utf8)
+        case 1:
+            let absolute = [
+                "http://a.example/x", "https://b.example:8443/y?z", "http://u@a.example/", "http://a.example", "http://a.example?q=1",
+                "HTTP://A.example/x", "ftp://a.example/x", "http://a.example:8080/p/{x}", "http://[::1]:80/", "http://a.example:port/",
+                "http://a%zz/", "https://a.example/%7e/b;c",
+            ]
+            return Array(self.random.pick(absolute).utf8)
         case 2: return Array("a.example:443".utf8)
         case 3: return Array("/a#frag".utf8)
         case 4: return Array("/%zz/%4".utf8)
@@ -148,9 +158,13 @@ struct RequestGenerator {
         case 13: name = Array("X(a)".utf8)
         case 14: name = Array("X-\u{7F}".utf8)
         case 15: name = [0xC3, 0xA9]
-        case 16: name = Array(self.random.pick(["Connection", "Connection"]).utf8); value = Array(self.random.pick(["close", "keep-alive", "Upgrade", "close, x-a", "te"]).utf8)
+        case 16:
+            name = Array("Connection".utf8)
+            value = Array(self.random.pick(["close", "keep-alive", "Upgrade", "close, x-a", "te", "Keep-Alive, upgrade"]).utf8)
         case 17: name = Array("Upgrade".utf8); value = Array("h2c".utf8)
-        case 18: name = Array("Expect".utf8); value = Array("100-continue".utf8)
+        case 18:
+            name = Array("Expect".utf8)
+            value = Array(self.random.pick(["100-continue", "100-Continue", "200-ok", "100-continue, x", ""]).utf8)
         case 19: value += [0x7F]
         case 20: value = [UInt8](repeating: UInt8(ascii: "v"), count: 100 + self.random.below(40_000))
         case 21: name = Array("Max-Forwards".utf8); value = Array("0".utf8)
@@ -174,7 +188,8 @@ struct RequestGenerator {
             let spellings = [
                 "0\(bodyLength)", "+\(bodyLength)", "-1", " \(bodyLength) ", "\(bodyLength), \(bodyLength)", "\(bodyLength),\(bodyLength + 1)",
                 "0x\(bodyLength)", "", "1e2", "\(bodyLength)\t", "00", "9223372036854775807", "9223372036854775808",
-                "18446744073709551616", "1000000000000000000", "99999999999999999999",
+                "18446744073709551616", "1000000000000000000", "99999999999999999999", "18446744073709551615", "\t\(bodyLength)",
+                "\(bodyLength)  ", "000\(bodyLength)",
             ]
             return ([self.line("Content-Length", self.random.pick(spellings))], body)
         case 4:

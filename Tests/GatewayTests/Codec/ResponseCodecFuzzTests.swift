@@ -8,6 +8,7 @@ import Testing
 import TestSupport
 
 @testable import Gateway
+@testable import HTTPWire
 
 /// The gateway's own answer reader (``UpstreamResponseParser``, the raw path's) against SwiftNIO's
 /// `HTTPResponseDecoder` as the proxy configures it (`addHTTPClientHandlers`: default limits, interim answers

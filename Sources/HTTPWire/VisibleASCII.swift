@@ -1,10 +1,10 @@
 /// Field values read eight bytes at a time: both head parsers (``RawRequestHead``, ``UpstreamResponseParser``) skip
 /// the visible-ASCII run of a value by words and check the rest byte by byte.
-enum VisibleASCII {
+package enum VisibleASCII {
     /// The index of the first eight-byte word of `bytes[index..<end]` that holds a byte outside 0x20–0x7E, or of the
     /// last, incomplete word. Every byte skipped is a space or visible ASCII (a field-value byte; none is CR or LF).
     @inline(__always)
-    static func skip(_ bytes: UnsafeRawBufferPointer, from index: Int, to end: Int) -> Int {
+    package static func skip(_ bytes: UnsafeRawBufferPointer, from index: Int, to end: Int) -> Int {
         var index = index
         while index + 8 <= end {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))

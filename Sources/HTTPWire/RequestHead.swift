@@ -1,27 +1,27 @@
-import HTTPTypes
+package import HTTPTypes
 
 /// A request head as read from the connection (``RawRequestHead``): the request, the two token fields kept apart,
 /// and what the connection needs to frame it.
-struct RequestHead {
+package struct RequestHead {
     /// Method, scheme `http`, the `Host` value as authority, the target as path; the other fields in order.
-    var request: HTTPRequest
+    package var request: HTTPRequest
     /// The `Authorization` value, not among `request`'s fields (a token of about 1 KB, read once by the rules).
-    var authorization: String?
+    package var authorization: String?
     /// The `X-Firebase-AppCheck` value, kept apart as `authorization`.
-    var appCheck: String?
+    package var appCheck: String?
     /// The head's bytes, up to and including the empty line.
-    var length: Int
+    package var length: Int
     /// How the body after the head is framed.
-    var body: RequestBodyFraming
+    package var body: RequestBodyFraming
     /// The connection closes after the answer (RFC 9112 §9.6).
-    var closesConnection: Bool
+    package var closesConnection: Bool
     /// `Expect: 100-continue`: the client waits for an interim `100 Continue` before it sends its body (RFC 9110
     /// §10.1.1). The field is the connection's, not passed on.
-    var expectsContinue: Bool
+    package var expectsContinue: Bool
 }
 
 /// How a request's body is delimited (RFC 9112 §6.3).
-enum RequestBodyFraming: Equatable {
+package enum RequestBodyFraming: Equatable {
     case none
     /// `Content-Length`; `Int.max` stands for any length that large or larger.
     case length(Int)

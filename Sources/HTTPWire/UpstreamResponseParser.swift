@@ -6,11 +6,11 @@ import Musl
 import Darwin
 #endif
 import HTTPTypes
-import NIOCore
+package import NIOCore
 
 /// Errors thrown by `UpstreamResponseParser`. After any of them the parser is unusable and the
 /// connection must be closed.
-enum UpstreamResponseError: Error, Equatable {
+package enum UpstreamResponseError: Error, Equatable {
     /// Bytes arrived while no response was expected.
     case unexpectedBytes
     /// The upstream closed the connection in the middle of a message.
@@ -24,43 +24,14 @@ enum UpstreamResponseError: Error, Equatable {
 /// An incremental, strict HTTP/1.x response parser for a keep-alive upstream connection
 /// (RFC 9112). Heads are parsed in place when they arrive in one buffer and copied into an
 /// internal buffer only when split across reads; body bytes are emitted as zero-copy slices.
-struct UpstreamResponseParser {
-    enum Event {
+package struct UpstreamResponseParser {
+    package enum Event {
         case head(UpstreamHead)
         case body(ByteBuffer)
         case end
     }
 
     // MARK: - State
-
-    private enum ChunkState {
-        /// Expecting the first hex digit of a chunk-size line.
-        case sizeStart
-        /// Reading hex digits.
-        case size
-        /// Whitespace after the size; only `;` may follow.
-        case sizeBWS
-        /// Inside chunk extensions, up to CR.
-        case ext
-        /// CR of the chunk-size line seen; LF must follow.
-        case sizeLF
-        /// Chunk data; this many bytes are still to come.
-        case data(Int)
-        /// Chunk data complete; CR must follow.
-        case dataCR
-        /// CR after chunk data seen; LF must follow.
-        case dataLF
-        /// At the start of a trailer line (or the final empty line).
-        case trailerLineStart
-        /// Inside a trailer field name.
-        case trailerName
-        /// Inside a trailer field value, up to CR.
-        case trailerValue
-        /// CR of a trailer field line seen; LF must follow.
-        case trailerLF
-        /// CR of the final empty line seen; LF must follow.
-        case lastLF
-    }
 
     private enum State {
         /// No response expected.
@@ -71,8 +42,8 @@ struct UpstreamResponseParser {
         case fixedBody(Int)
         /// Body delimited by the upstream closing the connection.
         case closeBody
-        /// Chunked body.
-        case chunked(ChunkState)
+        /// Chunked body, read by `chunks`.
+        case chunked
         /// A previous call threw; the parser is unusable.
         case failed(UpstreamResponseError)
     }
@@ -104,20 +75,13 @@ struct UpstreamResponseParser {
         case bareCR
     }
 
-    private enum ChunkOutcome {
-        case needMore
-        case data
-        case end
-        case error(UpstreamResponseError)
-    }
-
     private let maxHeadBytes: Int
     private let maxHeaderCount: Int
 
     private var state: State = .idle
     private var currentIsHEAD = false
     /// After `.end`: whether the connection may carry another exchange.
-    private(set) var keepAlive = true
+    package private(set) var keepAlive = true
 
     // Head scanning across reads.
     private var headBuffer = ByteBuffer()
@@ -125,13 +89,10 @@ struct UpstreamResponseParser {
     private var scanPrevCR = false
     private var scanLineCount = 0
 
-    // Chunked framing across reads.
-    private var chunkLineBytes = 0
-    private var chunkDigits = 0
-    private var chunkSize = 0
-    private var trailerBytes = 0
+    /// The chunked body being read (``State/chunked``).
+    private var chunks = ChunkedDecoder(maxTrailerBytes: 0)
 
-    init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
+    package init(maxHeadBytes: Int = 64 * 1024, maxHeaderCount: Int = 100) {
         self.maxHeadBytes = max(0, maxHeadBytes)
         self.maxHeaderCount = max(0, maxHeaderCount)
     }
@@ -139,7 +100,7 @@ struct UpstreamResponseParser {
     // MARK: - API
 
     /// Before each request is sent: how the answer to it is framed (an answer to HEAD has no body).
-    mutating func expectResponse(toHEAD: Bool) {
+    package mutating func expectResponse(toHEAD: Bool) {
         switch self.state {
         case .failed:
             return
@@ -154,7 +115,7 @@ struct UpstreamResponseParser {
     /// Consumes bytes from `buffer` (moves its reader index) and calls `emit` for each event, in
     /// order. Stops right after emitting `.end`, leaving any further bytes unread in `buffer`.
     /// Bytes fed when no response is expected throw `.unexpectedBytes`.
-    mutating func feed(_ buffer: inout ByteBuffer, _ emit: (Event) -> Void) throws(UpstreamResponseError) {
+    package mutating func feed(_ buffer: inout ByteBuffer, _ emit: (Event) -> Void) throws(UpstreamResponseError) {
         while true {
             switch self.state {
             case .failed(let error):
@@ -182,11 +143,8 @@ struct UpstreamResponseParser {
                 case .fixed(let length):
                     self.state = .fixedBody(length)
                 case .chunked:
-                    self.chunkLineBytes = 0
-                    self.chunkDigits = 0
-                    self.chunkSize = 0
-                    self.trailerBytes = 0
-                    self.state = .chunked(.sizeStart)
+                    self.chunks = ChunkedDecoder(maxTrailerBytes: self.maxHeadBytes)
+                    self.state = .chunked
                 case .close:
                     self.state = .closeBody
                 }
@@ -214,32 +172,26 @@ struct UpstreamResponseParser {
                 emit(.body(slice))
                 return
 
-            case .chunked(let chunkState):
-                if case .data(let remaining) = chunkState {
-                    let count = min(remaining, buffer.readableBytes)
-                    if count == 0 { return }
-                    guard let slice = buffer.readSlice(length: count) else {
-                        throw self.fail(.invalid("internal: slice out of range"))
-                    }
+            case .chunked:
+                let part: ChunkedDecoder.Part?
+                do {
+                    part = try self.chunks.next(&buffer)
+                } catch {
+                    let failure: UpstreamResponseError =
+                        switch error {
+                        case .invalid(let reason): .invalid(reason)
+                        case .trailersTooLarge: .headTooLarge
+                        }
+                    throw self.fail(failure)
+                }
+                switch part {
+                case .data(let slice):
                     emit(.body(slice))
-                    self.state = .chunked(count == remaining ? .dataCR : .data(remaining - count))
-                    continue
-                }
-                if buffer.readableBytes == 0 { return }
-                let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw in
-                    self.runChunkFraming(raw.assumingMemoryBound(to: UInt8.self), from: chunkState)
-                }
-                buffer.moveReaderIndex(forwardBy: consumed)
-                switch outcome {
-                case .needMore:
-                    return
-                case .data:
-                    continue
                 case .end:
                     self.finishMessage(emit)
                     return
-                case .error(let error):
-                    throw self.fail(error)
+                case nil:
+                    return
                 }
             }
         }
@@ -247,7 +199,7 @@ struct UpstreamResponseParser {
 
     /// The upstream closed its side. A body delimited by the close ends here (emits `.end`); in
     /// the middle of any other message throws `.truncated`; when idle does nothing.
-    mutating func feedEOF(_ emit: (Event) -> Void) throws(UpstreamResponseError) {
+    package mutating func feedEOF(_ emit: (Event) -> Void) throws(UpstreamResponseError) {
         switch self.state {
         case .failed(let error):
             throw error
@@ -626,173 +578,6 @@ struct UpstreamResponseParser {
         return string
     }
 
-    // MARK: - Chunked framing
-
-    /// Runs the chunked-framing state machine (chunk-size lines, CRLF after data, trailers) over
-    /// `p` until chunk data starts, the message ends, or the bytes run out.
-    private mutating func runChunkFraming(_ p: UnsafeBufferPointer<UInt8>, from start: ChunkState) -> (Int, ChunkOutcome) {
-        var st = start
-        var i = 0
-        let count = p.count
-        var lineBytes = self.chunkLineBytes
-        var digits = self.chunkDigits
-        var size = self.chunkSize
-        var trailer = self.trailerBytes
-        let maxTrailer = self.maxHeadBytes
-        var outcome = ChunkOutcome.needMore
-
-        scan: while i < count {
-            let byte = p[i]
-            i += 1
-            switch st {
-            case .sizeStart, .size, .sizeBWS, .ext, .sizeLF:
-                lineBytes += 1
-                if lineBytes > Self.maxChunkSizeLine {
-                    outcome = .error(.invalid("chunk-size line too long"))
-                    break scan
-                }
-            case .trailerLineStart, .trailerName, .trailerValue, .trailerLF, .lastLF:
-                trailer += 1
-                if trailer > maxTrailer {
-                    outcome = .error(.headTooLarge)
-                    break scan
-                }
-            case .data, .dataCR, .dataLF:
-                break
-            }
-
-            switch st {
-            case .sizeStart:
-                guard let value = HexDigit.value(byte).map(Int.init) else {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-                digits = 1
-                size = value
-                st = .size
-            case .size:
-                if let value = HexDigit.value(byte).map(Int.init) {
-                    digits += 1
-                    guard digits <= 15 else {
-                        outcome = .error(.invalid("chunk size too large"))
-                        break scan
-                    }
-                    size = size << 4 | value
-                } else if byte == ASCII.semicolon {
-                    st = .ext
-                } else if byte == ASCII.cr {
-                    st = .sizeLF
-                } else if Self.isOWS(byte) {
-                    st = .sizeBWS
-                } else {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-            case .sizeBWS:
-                if byte == ASCII.semicolon {
-                    st = .ext
-                } else if !Self.isOWS(byte) {
-                    outcome = .error(.invalid("invalid chunk size"))
-                    break scan
-                }
-            case .ext:
-                if byte == ASCII.cr {
-                    st = .sizeLF
-                } else if !Self.isFieldValueByte(byte) {
-                    outcome = .error(.invalid("invalid byte in chunk extension"))
-                    break scan
-                }
-            case .sizeLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in chunk-size line"))
-                    break scan
-                }
-                lineBytes = 0
-                if size == 0 {
-                    trailer = 0
-                    st = .trailerLineStart
-                } else {
-                    st = .data(size)
-                    outcome = .data
-                    break scan
-                }
-            case .data:
-                // Not reached: data is consumed by the caller as slices.
-                i -= 1
-                outcome = .data
-                break scan
-            case .dataCR:
-                guard byte == ASCII.cr else {
-                    outcome = .error(.invalid("missing CRLF after chunk data"))
-                    break scan
-                }
-                st = .dataLF
-            case .dataLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("missing CRLF after chunk data"))
-                    break scan
-                }
-                lineBytes = 0
-                digits = 0
-                size = 0
-                st = .sizeStart
-            case .trailerLineStart:
-                if byte == ASCII.cr {
-                    st = .lastLF
-                } else if Self.isTokenByte(byte) {
-                    st = .trailerName
-                } else if Self.isOWS(byte) {
-                    outcome = .error(.invalid("obsolete line folding in trailer"))
-                    break scan
-                } else {
-                    outcome = .error(.invalid("invalid trailer field name"))
-                    break scan
-                }
-            case .trailerName:
-                if byte == ASCII.colon {
-                    st = .trailerValue
-                } else if !Self.isTokenByte(byte) {
-                    outcome = .error(.invalid("invalid trailer field name"))
-                    break scan
-                }
-            case .trailerValue:
-                if byte == ASCII.cr {
-                    st = .trailerLF
-                } else if !Self.isFieldValueByte(byte) {
-                    outcome = .error(.invalid("invalid byte in trailer field value"))
-                    break scan
-                }
-            case .trailerLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in trailer"))
-                    break scan
-                }
-                st = .trailerLineStart
-            case .lastLF:
-                guard byte == ASCII.lf else {
-                    outcome = .error(.invalid("bare CR in trailer"))
-                    break scan
-                }
-                outcome = .end
-                break scan
-            }
-        }
-
-        self.chunkLineBytes = lineBytes
-        self.chunkDigits = digits
-        self.chunkSize = size
-        self.trailerBytes = trailer
-        switch outcome {
-        case .needMore, .data:
-            self.state = .chunked(st)
-        case .end, .error:
-            // The caller moves to the next state (or the failed state).
-            break
-        }
-        return (i, outcome)
-    }
-
-    private static var maxChunkSizeLine: Int { 4096 }
 
     // MARK: - Byte classes
 

@@ -1,10 +1,10 @@
 /// Comma-separated list values (RFC 9110 §5.6.1) and their tokens, read in place from the bytes, without allocating:
 /// the upstream answer's parser (`Content-Length`, `Transfer-Encoding`, `Connection`) and the hop-by-hop rules
 /// (`Connection` on every answer) walk them the same way.
-enum HTTPListValue {
+package enum HTTPListValue {
     /// Calls `body` with the bounds of each comma-separated element of `p[start..<end]`, optional whitespace
     /// trimmed. Empty elements are reported too (callers decide whether they are allowed).
-    static func forEachElement(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ body: (Int, Int) -> Void) {
+    package static func forEachElement(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ body: (Int, Int) -> Void) {
         var elementStart = start
         while true {
             var elementEnd = elementStart
@@ -25,7 +25,7 @@ enum HTTPListValue {
     /// is exactly that long. `lower` must consist of lowercase letters and `-` only. The bytes compared must already
     /// be valid token or field-value bytes, which excludes CR (0x0D), the only other byte that OR-ing 0x20 maps onto
     /// `-`; for letters it maps exactly the uppercase form onto the lowercase one.
-    static func equalsLowercased(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ lower: StaticString) -> Bool {
+    package static func equalsLowercased(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ lower: StaticString) -> Bool {
         let length = lower.utf8CodeUnitCount
         guard start >= 0, start + length <= p.count else { return false }
         return lower.withUTF8Buffer { target in

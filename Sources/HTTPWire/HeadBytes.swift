@@ -1,11 +1,11 @@
-import HTTPTypes
-import NIOCore
+package import HTTPTypes
+package import NIOCore
 
 /// HTTP/1.1 heads as bytes, for what the gateway writes below SwiftNIO's encoder (the raw path's answers, the direct
 /// path's upstream requests, answers to CONNECT). Field values are valid by construction (`HTTPField` guarantees it).
-enum HeadBytes {
+package enum HeadBytes {
     /// `HTTP/1.1 <code> <reason>\r\n`.
-    static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {
+    package static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {
         if status.code == 200, status.reasonPhrase == "OK" {
             // Most answers: no number to format.
             bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
@@ -19,7 +19,7 @@ enum HeadBytes {
     }
 
     /// `<name>: <value>\r\n`.
-    static func writeField(_ field: HTTPField, into bytes: inout ByteBuffer) {
+    package static func writeField(_ field: HTTPField, into bytes: inout ByteBuffer) {
         var name = field.name.rawName
         var value = field.value
         name.withUTF8 { name in
@@ -31,7 +31,7 @@ enum HeadBytes {
 
     /// `<name>: <value>\r\n` from bytes, in one write: a head is dozens of small pieces, and each write to a
     /// `ByteBuffer` is an exclusive access to its storage, checked at run time.
-    static func writeLine(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, into bytes: inout ByteBuffer) {
+    package static func writeLine(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, into bytes: inout ByteBuffer) {
         let length = name.count + value.count + 4
         bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
             if name.count > 0 { out.baseAddress!.copyMemory(from: name.baseAddress!, byteCount: name.count) }
@@ -50,14 +50,14 @@ enum HeadBytes {
 
 /// Where header rules write the fields they make: `HTTPFields`, or the bytes of a head (a `ByteBuffer`, as
 /// `name: value` lines, with no `HTTPFields` in between).
-protocol FieldOutput {
+package protocol FieldOutput {
     /// A field that is valid already (one of the client's, or one made as an `HTTPField`).
     mutating func append(_ field: HTTPField)
 }
 
 extension FieldOutput {
     /// A field the gateway makes; its value is made valid as `HTTPField` makes it.
-    mutating func append(_ name: HTTPField.Name, _ value: String) {
+    package mutating func append(_ name: HTTPField.Name, _ value: String) {
         self.append(HTTPField(name: name, value: value))
     }
 }
@@ -66,7 +66,7 @@ extension HTTPFields: FieldOutput {}
 
 extension ByteBuffer: FieldOutput {
     /// `name: value\r\n` (``HeadBytes/writeField(_:into:)``).
-    mutating func append(_ field: HTTPField) {
+    package mutating func append(_ field: HTTPField) {
         HeadBytes.writeField(field, into: &self)
     }
 }
