@@ -68,6 +68,42 @@ enum TokenBucketScript {
         "storygate:rl:\(limit.name):{\(tag)}"
     }
 
+    /// `EVALSHA` of the script for the bucket `storygate:rl:<limit>:{<tag>}`, written straight as RESP: the same
+    /// bytes as `evalSHA(key:limit:cost:)`, without the key's String or an array of arguments.
+    struct Check: RESPEncodable {
+        let limit: RateLimit
+        let tag: String
+        let cost: Double
+
+        /// `*8`, `EVALSHA`, the script's SHA-1 and the key count, 1.
+        private static let head: [UInt8] = {
+            var buffer = ByteBuffer()
+            buffer.writeRESPArrayHeader(count: 8)
+            buffer.writeRESPBulkString("EVALSHA")
+            buffer.writeRESPBulkString(TokenBucketScript.sha1)
+            buffer.writeRESPBulkString("1")
+            return Array(buffer.readableBytesView)
+        }()
+
+        func encode(into buffer: inout ByteBuffer) {
+            buffer.writeBytes(Self.head)
+            let name = self.limit.name.utf8.count
+            buffer.writeInteger(UInt8(ascii: "$"))
+            buffer.writeRESPDecimal("storygate:rl:".utf8.count + name + ":{".utf8.count + self.tag.utf8.count + "}".utf8.count)
+            buffer.writeRESPLineEnd()
+            buffer.writeStaticString("storygate:rl:")
+            buffer.writeString(self.limit.name)
+            buffer.writeStaticString(":{")
+            buffer.writeString(self.tag)
+            buffer.writeStaticString("}")
+            buffer.writeRESPLineEnd()
+            buffer.writeRESPBulkString("\(self.limit.capacity)")
+            buffer.writeRESPBulkString("\(self.limit.period)")
+            buffer.writeRESPBulkString("\(self.cost)")
+            buffer.writeRESPBulkString(self.limit.shadow ? "1" : "0")
+        }
+    }
+
     static func evalSHA(key: String, limit: RateLimit, cost: Double) -> RedisCommand {
         RedisCommand(["EVALSHA", self.sha1] + self.keysAndArguments(key: key, limit: limit, cost: cost))
     }

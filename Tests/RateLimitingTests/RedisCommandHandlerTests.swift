@@ -1,0 +1,127 @@
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import RateLimiting
+
+@Suite("Redis command handler: one write per loop tick, replies in order, commands that never left")
+struct RedisCommandHandlerTests {
+    typealias Reply = Result<RESPValue, RateLimitStoreError>
+
+    /// The replies a test's requests got, in the order they came.
+    final class Replies {
+        var values: [Reply] = []
+    }
+
+    let deadline = NIODeadline.now() + .seconds(600)
+
+    @Test("commands enqueued in one tick leave in one write, after the tick; replies split across reads answer them in order")
+    func oneWritePerTick() throws {
+        let handler = RedisCommandHandler(stallLimit: .seconds(600))
+        let channel = EmbeddedChannel(handler: handler)
+        let replies = Replies()
+        for index in 0..<3 {
+            handler.enqueue(RedisCommand("GET", "k\(index)"), asking: false, deadline: self.deadline) { replies.values.append($0) }
+        }
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "nothing leaves before the tick's work is over")
+        channel.embeddedEventLoop.run()
+        let written = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(String(buffer: written) == "*2\r\n$3\r\nGET\r\n$2\r\nk0\r\n*2\r\n$3\r\nGET\r\n$2\r\nk1\r\n*2\r\n$3\r\nGET\r\n$2\r\nk2\r\n")
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "one write")
+
+        for byte in ":1\r\n$5\r\nhello\r\n*2\r\n:7\r\n$-1\r\n".utf8 {
+            try channel.writeInbound(ByteBuffer(bytes: [byte]))
+        }
+        #expect(replies.values == [.success(.integer(1)), .success(.bulkString(ByteBuffer(string: "hello"))), .success(.array([.integer(7), .bulkString(nil)]))])
+        _ = try? channel.finish()
+    }
+
+    @Test("ASKING goes right before its command, in the same write, and its +OK answers nobody")
+    func askingPrecedesItsCommand() throws {
+        let handler = RedisCommandHandler(stallLimit: .seconds(600))
+        let channel = EmbeddedChannel(handler: handler)
+        let replies = Replies()
+        handler.enqueue(RedisCommand("GET", "a"), asking: true, deadline: self.deadline) { replies.values.append($0) }
+        channel.embeddedEventLoop.run()
+        let written = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(String(buffer: written) == "*1\r\n$6\r\nASKING\r\n*2\r\n$3\r\nGET\r\n$1\r\na\r\n")
+        try channel.writeInbound(ByteBuffer(string: "+OK\r\n:5\r\n"))
+        #expect(replies.values == [.success(.integer(5))])
+        _ = try? channel.finish()
+    }
+
+    @Test("on close: a written command fails as maybe sent, one still in the outbound buffer as not sent, a later one at once as not sent")
+    func notSentOnlyWhenKnown() throws {
+        let handler = RedisCommandHandler(stallLimit: .seconds(600))
+        let channel = EmbeddedChannel(handler: handler)
+        let written = Replies()
+        let unwritten = Replies()
+        let late = Replies()
+        handler.enqueue(RedisCommand("INCR", "a"), asking: false, deadline: self.deadline) { written.values.append($0) }
+        channel.embeddedEventLoop.run()
+        handler.enqueue(RedisCommand("INCR", "b"), asking: false, deadline: self.deadline) { unwritten.values.append($0) }
+        channel.close(promise: nil)
+        channel.embeddedEventLoop.run()
+        handler.enqueue(RedisCommand("INCR", "c"), asking: false, deadline: self.deadline) { late.values.append($0) }
+
+        for (replies, notSent) in [(written, false), (unwritten, true), (late, true)] {
+            #expect(replies.values.count == 1)
+            guard case .failure(let error) = replies.values.first else {
+                Issue.record("expected a failure")
+                continue
+            }
+            #expect(error == .unavailable)
+            #expect(error.notSent == notSent)
+        }
+    }
+
+    @Test("a reply nobody asked for closes the connection and fails what is pending")
+    func replyWithoutARequest() throws {
+        let handler = RedisCommandHandler(stallLimit: .seconds(600))
+        let channel = EmbeddedChannel(handler: handler)
+        try channel.writeInbound(ByteBuffer(string: ":1\r\n"))
+        #expect(!channel.isActive)
+    }
+
+    @Test("the token bucket check written straight as RESP is the EVALSHA command, byte for byte")
+    func checkEncodesAsTheCommand() {
+        for (limit, cost) in [(RateLimit.storyGeneration, 1.0), (RateLimit(name: "api", capacity: 1_000_000, period: 60, shadow: true), 2.5)] {
+            var direct = ByteBuffer()
+            TokenBucketScript.Check(limit: limit, tag: "0123456789abcdef", cost: cost).encode(into: &direct)
+            var command = ByteBuffer()
+            TokenBucketScript.evalSHA(key: TokenBucketScript.redisKey(limit: limit, tag: "0123456789abcdef"), limit: limit, cost: cost)
+                .encode(into: &command)
+            #expect(direct == command)
+        }
+    }
+
+    @Test("RESP lengths in decimal", arguments: [0, 7, 9, 10, 99, 100, 12_345, 1_000_000])
+    func decimals(value: Int) {
+        var buffer = ByteBuffer()
+        buffer.writeRESPDecimal(value)
+        #expect(String(buffer: buffer) == String(value))
+    }
+}
+
+@Suite("Redis key tags: worked out once per key, bounded")
+struct KeyTagCacheTests {
+    final class Calls: @unchecked Sendable {
+        var count = 0
+    }
+
+    @Test func cachesAndStartsAgainWhenFull() {
+        let calls = Calls()
+        let cache = KeyTagCache(capacity: 2) { key in
+            calls.count += 1
+            return "tag-" + key
+        }
+        #expect(cache.tag(for: "a") == "tag-a")
+        #expect(cache.tag(for: "a") == "tag-a")
+        #expect(cache.tag(for: "b") == "tag-b")
+        #expect(calls.count == 2)
+        #expect(cache.count == 2)
+        #expect(cache.tag(for: "c") == "tag-c")
+        #expect(cache.count == 1)
+        #expect(calls.count == 3)
+    }
+}
