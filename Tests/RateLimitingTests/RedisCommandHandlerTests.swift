@@ -85,7 +85,11 @@ struct RedisCommandHandlerTests {
 
     @Test("the token bucket check written straight as RESP is the EVALSHA command, byte for byte")
     func checkEncodesAsTheCommand() {
-        for (limit, cost) in [(RateLimit.storyGeneration, 1.0), (RateLimit(name: "api", capacity: 1_000_000, period: 60, shadow: true), 2.5)] {
+        let limits = [
+            (RateLimit.storyGeneration, 1.0), (RateLimit(name: "api", capacity: 1_000_000, period: 60, shadow: true), 2.5),
+            (RateLimit(name: "half", capacity: 0.5, period: 1e16), 0.25),
+        ]
+        for (limit, cost) in limits {
             var direct = ByteBuffer()
             TokenBucketScript.Check(limit: limit, tag: "0123456789abcdef", cost: cost).encode(into: &direct)
             var command = ByteBuffer()
@@ -93,6 +97,28 @@ struct RedisCommandHandlerTests {
                 .encode(into: &command)
             #expect(direct == command)
         }
+    }
+
+    @Test("RESP integers are read as Int64(String) reads them", arguments: [
+        "0", "7", "-42", "+5", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+        "-9223372036854775809", "", "-", "+", "1a", " 1", "99999999999999999999",
+    ])
+    func integers(text: String) throws {
+        var buffer = ByteBuffer(string: ":\(text)\r\n")
+        if let expected = Int64(text) {
+            #expect(try RESPDecoder.parse(&buffer) == .integer(expected))
+        } else {
+            #expect(throws: RateLimitStoreError.protocolError) { try RESPDecoder.parse(&buffer) }
+        }
+    }
+
+    @Test("script arguments: whole numbers without a fraction, others as Swift prints them")
+    func argumentText() {
+        #expect(TokenBucketScript.argument(60) == "60")
+        #expect(TokenBucketScript.argument(1_000_000) == "1000000")
+        #expect(TokenBucketScript.argument(0.5) == "0.5")
+        #expect(TokenBucketScript.argument(2.25) == "2.25")
+        #expect(TokenBucketScript.argument(1e16) == "1e+16")
     }
 
     @Test("RESP lengths in decimal", arguments: [0, 7, 9, 10, 99, 100, 12_345, 1_000_000])

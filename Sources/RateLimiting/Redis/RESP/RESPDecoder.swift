@@ -91,8 +91,31 @@ struct RESPDecoder: ByteToMessageDecoder {
         return line
     }
 
+    /// An optional sign and decimal digits, read from the bytes (as `Int64(_: String)` reads them, with no String).
     private static func integer(_ line: ByteBuffer) throws(RateLimitStoreError) -> Int64 {
-        guard let value = Int64(String(buffer: line)) else { throw .protocolError.with(detail: "malformed integer") }
+        let value = line.withUnsafeReadableBytes { bytes -> Int64? in
+            var index = 0
+            var negative = false
+            if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+                negative = sign == UInt8(ascii: "-")
+                index = 1
+            }
+            guard index < bytes.count else { return nil }
+            var value: Int64 = 0
+            while index < bytes.count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                // Accumulated negatively, so Int64.min fits.
+                let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflowAdd) = shifted.subtractingReportingOverflow(Int64(digit))
+                guard !overflowShift, !overflowAdd else { return nil }
+                value = next
+                index += 1
+            }
+            if negative { return value }
+            return value == .min ? nil : -value
+        }
+        guard let value else { throw .protocolError.with(detail: "malformed integer") }
         return value
     }
 }

@@ -45,6 +45,25 @@ extension ByteBuffer {
         self.writeRESPLineEnd()
     }
 
+    /// A number as a bulk string, in `TokenBucketScript.argument`'s text, with no String for a whole number.
+    mutating func writeRESPBulkNumber(_ value: Double) {
+        guard let whole = TokenBucketScript.wholeNumber(value) else {
+            self.writeRESPBulkString("\(value)")
+            return
+        }
+        var digits = 1
+        var rest = whole
+        while rest >= 10 {
+            digits += 1
+            rest /= 10
+        }
+        self.writeInteger(UInt8(ascii: "$"))
+        self.writeRESPDecimal(digits)
+        self.writeRESPLineEnd()
+        self.writeRESPDecimal(whole)
+        self.writeRESPLineEnd()
+    }
+
     /// A bulk string's length or an array's count in decimal, with no String in between.
     mutating func writeRESPDecimal(_ value: Int) {
         precondition(value >= 0, "RESP lengths are not negative")

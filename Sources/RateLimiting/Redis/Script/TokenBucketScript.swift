@@ -97,9 +97,9 @@ enum TokenBucketScript {
             buffer.writeString(self.tag)
             buffer.writeStaticString("}")
             buffer.writeRESPLineEnd()
-            buffer.writeRESPBulkString("\(self.limit.capacity)")
-            buffer.writeRESPBulkString("\(self.limit.period)")
-            buffer.writeRESPBulkString("\(self.cost)")
+            buffer.writeRESPBulkNumber(self.limit.capacity)
+            buffer.writeRESPBulkNumber(self.limit.period)
+            buffer.writeRESPBulkNumber(self.cost)
             buffer.writeRESPBulkString(self.limit.shadow ? "1" : "0")
         }
     }
@@ -117,7 +117,19 @@ enum TokenBucketScript {
 
     /// The script touches one key, so in a cluster it runs on that key's primary.
     private static func keysAndArguments(key: String, limit: RateLimit, cost: Double) -> [String] {
-        ["1", key, "\(limit.capacity)", "\(limit.period)", "\(cost)", limit.shadow ? "1" : "0"]
+        ["1", key, self.argument(limit.capacity), self.argument(limit.period), self.argument(cost), limit.shadow ? "1" : "0"]
+    }
+
+    /// A number as the script reads it (`tonumber`): a whole one without a fraction (`60`), others as Swift prints
+    /// them (`0.5`).
+    static func argument(_ value: Double) -> String {
+        self.wholeNumber(value).map { String($0) } ?? "\(value)"
+    }
+
+    /// `value` as an integer when it is a whole number from 0 to 10^15 (exact in a Double), else nil.
+    static func wholeNumber(_ value: Double) -> Int? {
+        guard value >= 0, value <= 1e15, value == value.rounded(.towardZero) else { return nil }
+        return Int(value)
     }
 
     /// True for Redis's reply to `EVALSHA` of a script it does not have cached.
