@@ -51,30 +51,46 @@ extension ByteBuffer {
             self.writeRESPBulkString("\(value)")
             return
         }
-        var digits = 1
-        var rest = whole
-        while rest >= 10 {
-            digits += 1
-            rest /= 10
+        // `$<digits>\r\n<whole>\r\n` formatted on the stack and written at once.
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { scratch in
+            let number = UnsafeMutableRawBufferPointer(rebasing: scratch[8...])
+            let length = Self.formatDecimal(whole, into: number)
+            scratch[0] = UInt8(ascii: "$")
+            var index = 1 + Self.formatDecimal(length, into: UnsafeMutableRawBufferPointer(rebasing: scratch[1..<6]))
+            scratch[index] = UInt8(ascii: "\r")
+            scratch[index + 1] = UInt8(ascii: "\n")
+            index += 2
+            self.writeBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<index]))
+            number[length] = UInt8(ascii: "\r")
+            number[length + 1] = UInt8(ascii: "\n")
+            self.writeBytes(UnsafeRawBufferPointer(rebasing: number[0..<(length + 2)]))
         }
-        self.writeInteger(UInt8(ascii: "$"))
-        self.writeRESPDecimal(digits)
-        self.writeRESPLineEnd()
-        self.writeRESPDecimal(whole)
-        self.writeRESPLineEnd()
     }
 
     /// A bulk string's length or an array's count in decimal, with no String in between.
     mutating func writeRESPDecimal(_ value: Int) {
-        precondition(value >= 0, "RESP lengths are not negative")
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            self.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { scratch in
+            let count = Self.formatDecimal(value, into: scratch)
+            self.writeBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
         }
+    }
+
+    /// Writes `value` (not negative) in decimal at the start of `bytes`, which holds its digits; returns how many.
+    private static func formatDecimal(_ value: Int, into bytes: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(value >= 0, "RESP lengths are not negative")
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            count += 1
+            rest /= 10
+        }
+        precondition(count <= bytes.count, "room for the digits")
+        rest = value
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        return count
     }
 
     mutating func writeRESPLineEnd() {
