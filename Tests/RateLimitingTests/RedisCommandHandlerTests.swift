@@ -112,6 +112,36 @@ struct RedisCommandHandlerTests {
         }
     }
 
+    @Test("the flat-array fast path reads what the general parser reads: every prefix and one-byte change of script replies")
+    func flatArraysReadAsTheGeneralParserReads() throws {
+        let replies = [
+            "*5\r\n:1\r\n:0\r\n:999999\r\n$1\r\n0\r\n$22\r\n6.0000000000000002e-05\r\n",
+            "*5\r\n:0\r\n:1\r\n:-3\r\n$3\r\n360\r\n$4\r\n0.5\r\n:7\r\n",
+            "*2\r\n:+12\r\n$0\r\n\r\n", "*0\r\n", "*-1\r\n", "*1\r\n$-1\r\n", "*1\r\n*1\r\n:1\r\n",
+            "*1\r\n:123456789012345678\r\n", "*1\r\n:1234567890123456789\r\n", "*1\r\n:-9223372036854775808\r\n",
+            "*2\r\n$4\r\na\r\nb\r\n+OK\r\n", "*17\r\n" + String(repeating: ":1\r\n", count: 17),
+        ]
+        let alphabet = Array("*$:+-0159\r\nab".utf8)
+        var generator = SplitMix(state: 20)  // seeded: a failure replays
+        for reply in replies {
+            let bytes = Array(reply.utf8)
+            var cases = (0...bytes.count).map { Array(bytes.prefix($0)) }
+            for _ in 0..<200 {
+                var changed = bytes
+                changed[Int.random(in: 0..<changed.count, using: &generator)] = alphabet.randomElement(using: &generator)!
+                cases.append(changed)
+            }
+            for input in cases {
+                var fast = ByteBuffer(bytes: input)
+                var general = ByteBuffer(bytes: input)
+                let fastResult = Result { () throws(RateLimitStoreError) in try RESPDecoder.parse(&fast) }
+                let generalResult = Result { () throws(RateLimitStoreError) in try RESPDecoder.parseAnyValue(&general) }
+                #expect(fastResult == generalResult, "\(String(decoding: input, as: UTF8.self).debugDescription)")
+                #expect(fast.readerIndex == general.readerIndex)
+            }
+        }
+    }
+
     @Test("script arguments: whole numbers without a fraction, others as Swift prints them")
     func argumentText() {
         #expect(TokenBucketScript.argument(60) == "60")
@@ -126,6 +156,19 @@ struct RedisCommandHandlerTests {
         var buffer = ByteBuffer()
         buffer.writeRESPDecimal(value)
         #expect(String(buffer: buffer) == String(value))
+    }
+}
+
+/// SplitMix64: a seeded generator, so a failing random case comes back on the next run.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
