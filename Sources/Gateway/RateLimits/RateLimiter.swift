@@ -103,7 +103,7 @@ public struct RateLimiter: Sendable {
             complete(nil, error, "")
             return
         }
-        self.store.checkFuture(rendered.limit, key: key, cost: rule.cost, on: eventLoop).hop(to: eventLoop).assumeIsolated().whenComplete { result in
+        self.store.check(rendered.limit, key: key, cost: rule.cost, on: eventLoop) { result in
             var outcome = ""
             switch result {
             case .success(let decision):
@@ -114,7 +114,7 @@ public struct RateLimiter: Sendable {
                     complete(nil, error, outcome)
                 }
             case .failure(let error):
-                let reason = "rate_limit_store_\((error as? RateLimitStoreError)?.shortDescription ?? "unavailable")"
+                let reason = "rate_limit_store_\(error.shortDescription)"
                 let refusal = self.storeFailed(rendered.limit, reason: reason, outcome: &outcome)
                 complete(nil, refusal, outcome)
             }

@@ -71,18 +71,24 @@ public final class FailoverRateLimitStore: RateLimitStore, Sendable {
         }
     }
 
-    /// `check` as a future on `eventLoop`: the primary's, with the same policy on its failure.
-    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
-        self.primary.checkFuture(limit, key: key, cost: cost, on: eventLoop).flatMapError { error in
-            let error = error as? RateLimitStoreError ?? .unavailable.with(detail: "\(error)")
+    /// `check` from `eventLoop`, answered on it: the primary's, with the same policy on its failure.
+    public func check(
+        _ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop,
+        then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
+    ) {
+        self.primary.check(limit, key: key, cost: cost, on: eventLoop) { result in
+            guard case .failure(let error) = result else {
+                complete(result)
+                return
+            }
             self.failures.add(1, ordering: .relaxed)
             self.warnIfDue(error)
             switch self.policy {
             case .failClosed:
-                return eventLoop.makeFailedFuture(error)
+                complete(result)
             case .failOpen:
                 self.fallbacks.add(1, ordering: .relaxed)
-                return self.fallback.checkFuture(limit, key: key, cost: cost, on: eventLoop)
+                self.fallback.check(limit, key: key, cost: cost, on: eventLoop, then: complete)
             }
         }
     }

@@ -54,8 +54,11 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     /// Redirections one check follows at most (a slot migrating while its map is refreshed takes two).
     static let maximumRedirections = 5
 
+    /// Tags cached for this many keys at most: more than a replica's active users in a few seconds.
+    static let keyTagCacheCapacity = 16_384
+
     private let routing: Routing
-    private let keyHash: @Sendable (String) -> String
+    private let keyTags: KeyTagCache
     private let timeout: TimeAmount
     private let logger: Logger
 
@@ -101,7 +104,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
             configuration.connectTimeout > .zero
         else { throw .invalidConfiguration.with(detail: "pool size and durations must be positive") }
         self.timeout = TimeAmount(configuration.timeout)
-        self.keyHash = configuration.keyHash
+        self.keyTags = KeyTagCache(capacity: Self.keyTagCacheCapacity, keyHash: configuration.keyHash)
         self.logger = logger
         let stallLimit = max(TimeAmount(configuration.stallLimit), TimeAmount(configuration.timeout) * 10)
         if configuration.cluster {
@@ -177,34 +180,35 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
 
     /// The Redis key of the bucket for (`limit`, `key`), for operators and tests.
     public func redisKey(for limit: RateLimit, key: String) -> String {
-        TokenBucketScript.redisKey(limit: limit, tag: self.keyHash(key))
+        TokenBucketScript.redisKey(limit: limit, tag: self.keyTags.tag(for: key))
     }
 
-    /// `check` without a task for the common case, a live connection on `eventLoop` outside cluster mode: the command
-    /// is written and its reply read on that loop. Anything else (no such connection, `NOSCRIPT`, a command that never
-    /// left) goes to `check`, which never runs the script twice: `NOSCRIPT` means it did not run.
-    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+    /// `check` without a task or a future for the common case, a live connection on `eventLoop` outside cluster mode:
+    /// the command is written and its reply read on that loop, and `complete` called there. Anything else (no such
+    /// connection, `NOSCRIPT`, a command that never left) goes to `check` in a task, which never runs the script
+    /// twice: `NOSCRIPT` means it did not run. Call it on `eventLoop`.
+    public func check(
+        _ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop,
+        then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
+    ) {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         guard case .single(let route) = self.routing, let connection = route.pool.connectionNow(on: eventLoop) else {
-            return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
+            self.checkInTask(limit, key: key, cost: cost, on: eventLoop, then: complete)
+            return
         }
-        let command = TokenBucketScript.evalSHA(key: self.redisKey(for: limit, key: key), limit: limit, cost: cost)
-        // One promise for the outcome, completed from the reply's callback: each future in a chain costs an allocation
-        // and a metadata lookup per request.
-        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
-        connection.sendFuture(command, deadline: .now() + self.timeout).whenComplete { result in
+        let command = TokenBucketScript.Check(limit: limit, tag: self.keyTags.tag(for: key), cost: cost)
+        connection.send(command, deadline: .now() + self.timeout) { result in
             switch result {
             case .success(let reply) where TokenBucketScript.isNoScript(reply):
-                promise.completeWith(self.checkInTask(limit, key: key, cost: cost, on: eventLoop))
+                self.checkInTask(limit, key: key, cost: cost, on: eventLoop, then: complete)
             case .success(let reply):
-                promise.completeWith(Result { try TokenBucketScript.decision(from: reply) })
-            case .failure(let error as RateLimitStoreError) where error.notSent:
-                promise.completeWith(self.checkInTask(limit, key: key, cost: cost, on: eventLoop))
+                complete(Result { () throws(RateLimitStoreError) in try TokenBucketScript.decision(from: reply) })
+            case .failure(let error) where error.notSent:
+                self.checkInTask(limit, key: key, cost: cost, on: eventLoop, then: complete)
             case .failure(let error):
-                promise.fail(error)
+                complete(.failure(error))
             }
         }
-        return promise.futureResult
     }
 
     /// One `EVALSHA` on a pooled connection, bounded by `timeout` (connection wait included).

@@ -18,9 +18,13 @@ public protocol RateLimitStore: Sendable {
     /// Whether `checkWithoutWaiting` decides. By default false.
     var decidesWithoutWaiting: Bool { get }
 
-    /// `check` as a future completed on `eventLoop`, for a caller on that loop that does not suspend (the gateway's
-    /// direct path); it fails with a `RateLimitStoreError`. By default `check` runs in a task.
-    func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision>
+    /// `check` for a caller on `eventLoop` that does not suspend (the gateway's direct path): `complete` gets the
+    /// decision or the error on that loop, at once or later. Call it on `eventLoop`. By default
+    /// `checkWithoutWaiting`, else `check` in a task.
+    func check(
+        _ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop,
+        then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
+    )
 }
 
 extension RateLimitStore {
@@ -30,15 +34,35 @@ extension RateLimitStore {
 
     public var decidesWithoutWaiting: Bool { false }
 
-    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
-        if let decision = self.checkWithoutWaiting(limit, key: key, cost: cost) { return eventLoop.makeSucceededFuture(decision) }
-        return self.checkInTask(limit, key: key, cost: cost, on: eventLoop)
+    public func check(
+        _ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop,
+        then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
+    ) {
+        if let decision = self.checkWithoutWaiting(limit, key: key, cost: cost) {
+            complete(.success(decision))
+            return
+        }
+        self.checkInTask(limit, key: key, cost: cost, on: eventLoop, then: complete)
     }
 
-    /// `check` in a task, its result a future on `eventLoop`.
-    func checkInTask(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+    /// The decision as a future on `eventLoop`, from `check(_:key:cost:on:then:)`. Call it on `eventLoop`.
+    public func checkFuture(_ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop) -> EventLoopFuture<RateLimitDecision> {
+        let promise = eventLoop.makePromise(of: RateLimitDecision.self)
+        self.check(limit, key: key, cost: cost, on: eventLoop) { result in
+            promise.completeWith(result.mapError { $0 as any Error })
+        }
+        return promise.futureResult
+    }
+
+    /// `check` in a task; `complete` gets its result on `eventLoop`. Call it on `eventLoop`.
+    func checkInTask(
+        _ limit: RateLimit, key: String, cost: Double, on eventLoop: any EventLoop,
+        then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
+    ) {
         let promise = eventLoop.makePromise(of: RateLimitDecision.self)
         promise.completeWithTask { try await self.check(limit, key: key, cost: cost) }
-        return promise.futureResult
+        promise.futureResult.assumeIsolated().whenComplete { result in
+            complete(result.mapError { $0 as? RateLimitStoreError ?? .unavailable.with(detail: "\($0)") })
+        }
     }
 }

@@ -1,16 +1,15 @@
 import Logging
-import Synchronization
 import NIOCore
 import NIOPosix
 
 /// One TCP connection to Redis with the RESP pipeline; thread-safe, many requests in flight at once.
 final class RedisConnection: Sendable {
     let channel: any Channel
-    /// A flush is due for the commands written on the channel's loop since the last one (touched on that loop).
-    private let flushScheduled = Atomic<Bool>(false)
+    private let handler: NIOLoopBound<RedisCommandHandler>
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, handler: NIOLoopBound<RedisCommandHandler>) {
         self.channel = channel
+        self.handler = handler
     }
 
     /// Connects, then runs `setup` (AUTH, SELECT, SCRIPT LOAD …) in order; any error reply fails the connection.
@@ -22,24 +21,21 @@ final class RedisConnection: Sendable {
         setup: [RedisCommand]
     ) async throws(RateLimitStoreError) -> RedisConnection {
         let channel: any Channel
+        let handler: NIOLoopBound<RedisCommandHandler>
         do {
             let address = try await Self.resolve(endpoint)
             let remaining = deadline - .now()
             guard remaining > .zero else { throw RateLimitStoreError.timeout.with(detail: "connect") }
-            channel = try await ClientBootstrap(group: eventLoopGroup)
+            (channel, handler) = try await ClientBootstrap(group: eventLoopGroup)
                 .connectTimeout(remaining)
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-                .channelInitializer { channel in
+                .connect(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            ByteToMessageHandler(RESPDecoder()),
-                            MessageToByteHandler(RESPEncoder()),
-                            RedisCommandHandler(stallLimit: stallLimit),
-                        ])
+                        let handler = RedisCommandHandler(stallLimit: stallLimit)
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                        return (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))
                     }
                 }
-                .connect(to: address)
-                .get()
         } catch let error as RateLimitStoreError {
             throw error
         } catch ChannelError.connectTimeout(let after) {
@@ -48,7 +44,7 @@ final class RedisConnection: Sendable {
             throw .unavailable.with(detail: "connect: \(error)")
         }
 
-        let connection = RedisConnection(channel: channel)
+        let connection = RedisConnection(channel: channel, handler: handler)
         do throws(RateLimitStoreError) {
             for command in setup {
                 let reply = try await connection.send(command, deadline: deadline)
@@ -69,8 +65,18 @@ final class RedisConnection: Sendable {
     /// `notSent` is true, so the caller may retry it on another connection.
     func send(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
         guard deadline > .now() else { throw .timeout }
+        let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
+        let handler = self.handler
+        let enqueue: @Sendable () -> Void = {
+            handler.value.enqueue(command, asking: asking, deadline: deadline) { result in promise.completeWith(result.mapError { $0 as any Error }) }
+        }
+        if self.channel.eventLoop.inEventLoop {
+            enqueue()
+        } else {
+            self.channel.eventLoop.execute(enqueue)
+        }
         do {
-            return try await self.sendFuture(command, asking: asking, deadline: deadline).get()
+            return try await promise.futureResult.get()
         } catch let error as RateLimitStoreError {
             throw error
         } catch {
@@ -78,30 +84,10 @@ final class RedisConnection: Sendable {
         }
     }
 
-    /// `send`'s reply as a future on the connection's event loop (failed with a `RateLimitStoreError`).
-    func sendFuture(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) -> EventLoopFuture<RESPValue> {
-        let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
-        // If the write fails the command was not sent; when the handler already answered, this is a no-op
-        // (a promise completes once; later completions are ignored).
-        let request = RedisRequest(command: command, promise: promise, deadline: deadline, asking: asking)
-        let written: EventLoopFuture<Void>
-        if self.channel.eventLoop.inEventLoop {
-            // On the connection's own loop (the pool prefers one): written now and flushed once the loop's current
-            // batch of work is over, together with the other checks made meanwhile: one write(2) for them all.
-            written = self.channel.write(request)
-            if !self.flushScheduled.exchange(true, ordering: .relaxed) {
-                self.channel.eventLoop.execute {
-                    self.flushScheduled.store(false, ordering: .relaxed)
-                    self.channel.flush()
-                }
-            }
-        } else {
-            written = self.channel.writeAndFlush(request)
-        }
-        written.whenFailure { error in
-            promise.fail(RateLimitStoreError.unavailable.markedNotSent().with(detail: "write failed: \(error)"))
-        }
-        return promise.futureResult
+    /// Sends `command` from the connection's own event loop; `reply` gets its reply (or why there is none) on that
+    /// loop. No future and no task: the command leaves with the others of this loop tick. Errors as for `send`.
+    func send(_ command: some RESPEncodable, deadline: NIODeadline, onLoop reply: @escaping RedisReplyHandler) {
+        self.handler.value.enqueue(command, asking: false, deadline: deadline, reply: reply)
     }
 
     var isActive: Bool { self.channel.isActive }

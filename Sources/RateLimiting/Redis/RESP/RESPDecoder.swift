@@ -23,10 +23,75 @@ struct RESPDecoder: ByteToMessageDecoder {
     /// Parses one complete reply and moves the reader index past it, or returns nil (and leaves the buffer
     /// as it was) when the reply is not complete yet.
     static func parse(_ buffer: inout ByteBuffer) throws(RateLimitStoreError) -> RESPValue? {
+        if let (value, length) = Self.flatArray(buffer) {
+            buffer.moveReaderIndex(forwardBy: length)
+            return value
+        }
+        return try self.parseAnyValue(&buffer)
+    }
+
+    /// `parse` without the flat-array fast path (for tests that compare the two).
+    static func parseAnyValue(_ buffer: inout ByteBuffer) throws(RateLimitStoreError) -> RESPValue? {
         var view = buffer
         guard let value = try self.parseValue(&view, depth: 0) else { return nil }
         buffer.moveReaderIndex(to: view.readerIndex)
         return value
+    }
+
+    /// A complete, well-formed array of at most 16 integers and short bulk strings at the start of `buffer` (the
+    /// token bucket script's reply), read in one pass over the bytes, and its length; nil for anything else,
+    /// complete or not, which the general parser then reads, waits for or refuses.
+    private static func flatArray(_ buffer: ByteBuffer) -> (RESPValue, Int)? {
+        buffer.withUnsafeReadableBytes { bytes -> (RESPValue, Int)? in
+            guard bytes.first == UInt8(ascii: "*") else { return nil }
+            var index = 1
+            guard let count = Self.digitsLine(bytes, &index, signed: false), count > 0, count <= 16 else { return nil }
+            var elements: [RESPValue] = []
+            elements.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard index < bytes.count else { return nil }
+                let type = bytes[index]
+                index += 1
+                if type == UInt8(ascii: ":") {
+                    guard let value = Self.digitsLine(bytes, &index, signed: true) else { return nil }
+                    elements.append(.integer(value))
+                } else if type == UInt8(ascii: "$") {
+                    guard let length = Self.digitsLine(bytes, &index, signed: false), length <= 64 else { return nil }
+                    let end = index + Int(length)
+                    guard end + 2 <= bytes.count, bytes[end] == UInt8(ascii: "\r"), bytes[end + 1] == UInt8(ascii: "\n") else { return nil }
+                    guard let text = buffer.getSlice(at: buffer.readerIndex + index, length: Int(length)) else { return nil }
+                    elements.append(.bulkString(text))
+                    index = end + 2
+                } else {
+                    return nil
+                }
+            }
+            return (.array(elements), index)
+        }
+    }
+
+    /// Decimal digits (after an optional sign when `signed`) up to CRLF, at most 18 of them, from `index`, which
+    /// moves past the CRLF; nil when the line is anything else or not all there.
+    private static func digitsLine(_ bytes: UnsafeRawBufferPointer, _ index: inout Int, signed: Bool) -> Int64? {
+        var position = index
+        var negative = false
+        if signed, position < bytes.count, bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") {
+            negative = bytes[position] == UInt8(ascii: "-")
+            position += 1
+        }
+        let first = position
+        var value: Int64 = 0
+        while position < bytes.count, position - first < 18 {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            value = value * 10 + Int64(digit)
+            position += 1
+        }
+        guard position > first, position + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\r"),
+            bytes[position + 1] == UInt8(ascii: "\n")
+        else { return nil }
+        index = position + 2
+        return negative ? -value : value
     }
 
     private static func parseValue(_ buffer: inout ByteBuffer, depth: Int) throws(RateLimitStoreError) -> RESPValue? {
@@ -91,8 +156,31 @@ struct RESPDecoder: ByteToMessageDecoder {
         return line
     }
 
+    /// An optional sign and decimal digits, read from the bytes (as `Int64(_: String)` reads them, with no String).
     private static func integer(_ line: ByteBuffer) throws(RateLimitStoreError) -> Int64 {
-        guard let value = Int64(String(buffer: line)) else { throw .protocolError.with(detail: "malformed integer") }
+        let value = line.withUnsafeReadableBytes { bytes -> Int64? in
+            var index = 0
+            var negative = false
+            if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+                negative = sign == UInt8(ascii: "-")
+                index = 1
+            }
+            guard index < bytes.count else { return nil }
+            var value: Int64 = 0
+            while index < bytes.count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                // Accumulated negatively, so Int64.min fits.
+                let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflowAdd) = shifted.subtractingReportingOverflow(Int64(digit))
+                guard !overflowShift, !overflowAdd else { return nil }
+                value = next
+                index += 1
+            }
+            if negative { return value }
+            return value == .min ? nil : -value
+        }
+        guard let value else { throw .protocolError.with(detail: "malformed integer") }
         return value
     }
 }

@@ -68,6 +68,42 @@ enum TokenBucketScript {
         "storygate:rl:\(limit.name):{\(tag)}"
     }
 
+    /// `EVALSHA` of the script for the bucket `storygate:rl:<limit>:{<tag>}`, written straight as RESP: the same
+    /// bytes as `evalSHA(key:limit:cost:)`, without the key's String or an array of arguments.
+    struct Check: RESPEncodable {
+        let limit: RateLimit
+        let tag: String
+        let cost: Double
+
+        /// `*8`, `EVALSHA`, the script's SHA-1 and the key count, 1.
+        private static let head: [UInt8] = {
+            var buffer = ByteBuffer()
+            buffer.writeRESPArrayHeader(count: 8)
+            buffer.writeRESPBulkString("EVALSHA")
+            buffer.writeRESPBulkString(TokenBucketScript.sha1)
+            buffer.writeRESPBulkString("1")
+            return Array(buffer.readableBytesView)
+        }()
+
+        func encode(into buffer: inout ByteBuffer) {
+            buffer.writeBytes(Self.head)
+            let name = self.limit.name.utf8.count
+            buffer.writeInteger(UInt8(ascii: "$"))
+            buffer.writeRESPDecimal("storygate:rl:".utf8.count + name + ":{".utf8.count + self.tag.utf8.count + "}".utf8.count)
+            buffer.writeRESPLineEnd()
+            buffer.writeStaticString("storygate:rl:")
+            buffer.writeString(self.limit.name)
+            buffer.writeStaticString(":{")
+            buffer.writeString(self.tag)
+            buffer.writeStaticString("}")
+            buffer.writeRESPLineEnd()
+            buffer.writeRESPBulkNumber(self.limit.capacity)
+            buffer.writeRESPBulkNumber(self.limit.period)
+            buffer.writeRESPBulkNumber(self.cost)
+            buffer.writeRESPBulkString(self.limit.shadow ? "1" : "0")
+        }
+    }
+
     static func evalSHA(key: String, limit: RateLimit, cost: Double) -> RedisCommand {
         RedisCommand(["EVALSHA", self.sha1] + self.keysAndArguments(key: key, limit: limit, cost: cost))
     }
@@ -81,7 +117,19 @@ enum TokenBucketScript {
 
     /// The script touches one key, so in a cluster it runs on that key's primary.
     private static func keysAndArguments(key: String, limit: RateLimit, cost: Double) -> [String] {
-        ["1", key, "\(limit.capacity)", "\(limit.period)", "\(cost)", limit.shadow ? "1" : "0"]
+        ["1", key, self.argument(limit.capacity), self.argument(limit.period), self.argument(cost), limit.shadow ? "1" : "0"]
+    }
+
+    /// A number as the script reads it (`tonumber`): a whole one without a fraction (`60`), others as Swift prints
+    /// them (`0.5`).
+    static func argument(_ value: Double) -> String {
+        self.wholeNumber(value).map { String($0) } ?? "\(value)"
+    }
+
+    /// `value` as an integer when it is a whole number from 0 to 10^15 (exact in a Double), else nil.
+    static func wholeNumber(_ value: Double) -> Int? {
+        guard value >= 0, value <= 1e15, value == value.rounded(.towardZero) else { return nil }
+        return Int(value)
     }
 
     /// True for Redis's reply to `EVALSHA` of a script it does not have cached.
