@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import Gateway
+import GatewayConfig
 import Testing
 import TestSupport
 

@@ -4,6 +4,10 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CNIOLinux)
+// `sockaddr_in` is defined by whichever C module included it first: NIO's, once any file of the target imports NIO.
+import CNIOLinux
+#endif
 
 /// Sends arbitrary bytes to a local port and reads what comes back until the peer closes or a timeout:
 /// for requests no HTTP client library would send (malformed heads, floods, slow clients).

@@ -26,8 +26,9 @@ enum RequestBodyReader {
             throw error
         } catch let error as CancellationError {
             throw error
-        } catch is RequestBodyTimeout {
-            throw GatewayError.requestTimeout()
+        } catch let failure as RequestBodyFailure {
+            // The connection could not read the body to its end: a 408 for a timeout, 400 for broken framing.
+            throw failure.error
         } catch {
             // The client broke the body off or sent a malformed one (the parser's error): the client's fault.
             throw GatewayError.unreadableRequestBody()

@@ -276,10 +276,13 @@ final class DirectUpstreamPool: Sendable {
     /// A new connection on `eventLoop`.
     func connect(on eventLoop: any EventLoop) -> EventLoopFuture<DirectUpstreamConnection> {
         let (upstream, tls) = (self.upstream, self.tls)
-        return UpstreamConnection.bootstrap(on: eventLoop, timeout: self.connectTimeout)
+        return ClientBootstrap(group: eventLoop).connectTimeout(self.connectTimeout).channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try UpstreamConnection.addTLSHandler(to: channel, upstream: upstream, tls: tls)
+                    if let tls {
+                        let serverHostname = upstream.host.contains(":") ? nil : upstream.host
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    }
                     try channel.pipeline.syncOperations.addHandler(DirectUpstreamConnection())
                 }
             }

@@ -3,6 +3,7 @@ import HTTPTypes
 import IDTokens
 import Logging
 import NIOCore
+import NIOSSL
 import Prometheus
 public import ServiceLifecycle
 import Synchronization
@@ -66,14 +67,14 @@ public struct UpstreamProxy: Service {
         self.pools.retire(keeping: Set(upstreams.map(Pools.key)))
     }
 
-    /// The route's async handler (any request), and the route as the direct path forwards its body-less requests.
-    func handlers(for route: RouteConfiguration, upstream: UpstreamURL) -> (RouteHandler, UpstreamRoute?) {
-        let pools: (async: UpstreamPool, direct: DirectUpstreamPool)
+    /// The route as its exchanges forward it; nil when an https upstream has no TLS context (its requests are 502s).
+    func route(for route: RouteConfiguration, upstream: UpstreamURL) -> UpstreamRoute? {
+        let pool: DirectUpstreamPool
         do {
-            pools = try self.pools.pools(for: upstream, settings: self.settings)
+            pool = try self.pools.pool(for: upstream, settings: self.settings)
         } catch {
             self.logger.error("no TLS context for an https upstream", metadata: ["route": "\(route.name)"])
-            return ({ _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }, nil)
+            return nil
         }
         let upstreamRoute = UpstreamRoute(
             name: route.name,
@@ -87,10 +88,9 @@ public struct UpstreamProxy: Service {
             ),
             timeout: .interval(seconds: route.timeoutSeconds),
             maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
-            directPool: pools.direct, metrics: self.metrics, logger: self.logger
+            directPool: pool, metrics: self.metrics, logger: self.logger
         )
-        let forwarder = UpstreamForwarder(route: upstreamRoute, pool: pools.async)
-        return ({ request, context in try await forwarder.forward(request, context: context) }, upstreamRoute)
+        return upstreamRoute
     }
 
     /// Waits for graceful shutdown (the server has stopped by then), then closes the pooled connections.
@@ -99,31 +99,27 @@ public struct UpstreamProxy: Service {
         self.pools.shutdown()
     }
 
-    /// One pair of pools per upstream origin: the async path's and the direct path's.
+    /// One pool per upstream origin.
     private final class Pools: Sendable {
-        private let pools = Mutex<[String: (async: UpstreamPool, direct: DirectUpstreamPool)]>([:])
+        private let pools = Mutex<[String: DirectUpstreamPool]>([:])
 
         static func key(_ upstream: UpstreamURL) -> String {
             "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
         }
 
-        func pools(for upstream: UpstreamURL, settings: ProxySettings) throws -> (async: UpstreamPool, direct: DirectUpstreamPool) {
+        func pool(for upstream: UpstreamURL, settings: ProxySettings) throws -> DirectUpstreamPool {
             let key = Self.key(upstream)
-            if let pools = self.pools.withLock({ $0[key] }) { return pools }
-            let connectTimeout = TimeAmount.interval(seconds: settings.connectTimeoutSeconds)
-            let idleTimeout = TimeAmount.interval(seconds: settings.idleTimeoutSeconds)
-            let asyncPool = try UpstreamPool(
-                upstream: upstream, connectTimeout: connectTimeout, maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
-                idleTimeout: idleTimeout
-            )
-            let directPool = DirectUpstreamPool(
-                upstream: upstream, connectTimeout: connectTimeout, maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
-                idleTimeout: idleTimeout, tls: asyncPool.tls
+            if let pool = self.pools.withLock({ $0[key] }) { return pool }
+            // An https upstream's certificate is verified against the system roots.
+            let tls = upstream.scheme == "https" ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+            let pool = DirectUpstreamPool(
+                upstream: upstream, connectTimeout: .interval(seconds: settings.connectTimeoutSeconds),
+                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream, idleTimeout: .interval(seconds: settings.idleTimeoutSeconds), tls: tls
             )
             return self.pools.withLock { pools in
                 if let existing = pools[key] { return existing }
-                pools[key] = (asyncPool, directPool)
-                return (asyncPool, directPool)
+                pools[key] = pool
+                return pool
             }
         }
 
@@ -133,17 +129,11 @@ public struct UpstreamProxy: Service {
                 for key in gone.keys { pools[key] = nil }
                 return Array(gone.values)
             }
-            for (asyncPool, directPool) in retired {
-                asyncPool.shutdown()
-                directPool.shutdown()
-            }
+            for pool in retired { pool.shutdown() }
         }
 
         func shutdown() {
-            for (asyncPool, directPool) in self.pools.withLock({ Array($0.values) }) {
-                asyncPool.shutdown()
-                directPool.shutdown()
-            }
+            for pool in self.pools.withLock({ Array($0.values) }) { pool.shutdown() }
         }
     }
 }

@@ -30,7 +30,9 @@ struct RouteBuilder {
             if FunctionRoutes.function(builtin) != nil { maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes) }
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteConfiguration.allMethods
-            (handler, direct) = self.proxy.handlers(for: configuration, upstream: upstream)
+            direct = self.proxy.route(for: configuration, upstream: upstream)
+            // Requests go to `direct` (``DirectExchange``); this handler answers those it cannot take.
+            handler = { _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }
             forwardsUpstream = true
         }
         return Route(

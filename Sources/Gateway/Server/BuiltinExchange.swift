@@ -29,17 +29,6 @@ enum RequestBodyFailure: Error {
     case cutOff
     /// It passed the route's limit (413).
     case tooLarge(limit: Int)
-
-    /// The answer to a request whose body failed so, when none has started.
-    var error: GatewayError {
-        switch self {
-        case .timeout: .requestTimeout()
-        case .malformed(let reason):
-            GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: "The request body's chunked framing is not valid HTTP/1.1.", reason: reason)
-        case .cutOff: .unreadableRequestBody()
-        case .tooLarge(let limit): .payloadTooLarge(limit: limit)
-        }
-    }
 }
 
 /// One request to a built-in route (the functions, media, `/v1/me`, health, OpenAPI, metrics) on the raw path: the
@@ -92,7 +81,7 @@ final class BuiltinExchange: ConnectionExchange {
             var response = await responder.response(
                 to: Request(head: head, body: requestBody), route: route, requestID: requestID,
                 channel: channel, peer: peer, upstream: nil, watcher: watcher, record: &record
-            ) {}
+            )
             responder.finish(&response, for: head, requestID: requestID)
             if responder.accessLog != nil {
                 record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: head.method)
@@ -120,12 +109,8 @@ final class BuiltinExchange: ConnectionExchange {
     }
 
     func requestBodyFailed(_ failure: RequestBodyFailure) {
-        // As the handler reads it (``RequestBodyReader``): a timeout is a 408, broken framing a 400.
-        switch failure {
-        case .timeout: self.body?.finish(RequestBodyTimeout())
-        case .tooLarge(let limit): self.body?.finish(GatewayError.payloadTooLarge(limit: limit))
-        case .malformed, .cutOff: self.body?.finish(failure)
-        }
+        // The handler reading it answers as ``RequestBodyReader`` maps the failure.
+        self.body?.finish(failure)
         self.body = nil
     }
 
@@ -179,7 +164,7 @@ final class BuiltinExchange: ConnectionExchange {
         guard !self.gone else { return self.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
         self.sink.writeBody(buffer)
         // A small answer leaves with its head in one write, at its end; a streamed one as it comes.
-        if !first || buffer.readableBytes > RawPathHandler.maxBodyWithHead { self.sink.flush() }
+        if !first || buffer.readableBytes > ConnectionHandler.maxBodyWithHead { self.sink.flush() }
         guard !self.sink.isWritable else { return self.eventLoop.makeSucceededVoidFuture() }
         let promise = self.eventLoop.makePromise(of: Void.self)
         self.writable = promise

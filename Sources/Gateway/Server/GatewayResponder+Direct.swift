@@ -90,11 +90,11 @@ extension GatewayResponder {
     ///   - appCheck: the `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
     func directStart(
         _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil,
-        streamed: RequestBodyFraming = .none, channel: any Channel, peer: String?
+        streamed: RequestBodyFraming = .none, closesConnection: Bool, channel: any Channel, peer: String?
     ) -> DirectStart {
         let uri = URI(head.path ?? "")
         let route = self.routes.route(for: uri.path)
-        let request = self.directRequest(head, path: uri.path, route: route, peer: peer)
+        let request = self.directRequest(head, path: uri.path, route: route, closesConnection: closesConnection, peer: peer)
         do {
             try RequestFraming.check(head)
         } catch {
@@ -187,16 +187,27 @@ extension GatewayResponder {
 
     /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
     /// on gets its id, and its clock, from the async responder).
-    private func directRequest(_ head: HTTPRequest, path: String, route: Route?, peer: String?) -> DirectRequest {
+    private func directRequest(_ head: HTTPRequest, path: String, route: Route?, closesConnection: Bool, peer: String?) -> DirectRequest {
         var record = RequestRecord()
         if let route { record.route = route.name }
         // The access log's fields: worked out only when there is one to write.
         if self.accessLog != nil { record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route) }
         return DirectRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
-            closesConnection: HopByHopHeaders.listsClose(head.headerFields[.connection]), record: record
+            closesConnection: closesConnection, record: record
         )
     }
+
+    /// A request whose head could not be read, answered as one (a new request id, no route, method `-`).
+    func unreadableRequest(peer: String?) -> DirectRequest {
+        var record = RequestRecord()
+        if self.accessLog != nil { record.noteRequest(HTTPFields(), peer: peer, trustedProxies: self.trustedProxies, route: nil) }
+        return DirectRequest(
+            start: .now, requestID: self.requestIDs.next(), method: Self.unknownMethod, path: "-", closesConnection: true, record: record
+        )
+    }
+
+    private static let unknownMethod = HTTPRequest.Method("-")!
 
     /// The fields every direct answer carries after its own, written to `output`: the rate limit's fields, the request
     /// id, the date unless the answer has its own (an upstream's `Date` is kept: it is when the answer was made, RFC

@@ -35,41 +35,6 @@ final class GatewayResponder: Sendable {
 
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
-    func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
-        let start = ContinuousClock.now
-        self.metrics.requestStarted()
-        defer { self.metrics.requestFinished() }
-        let requestID = self.requestID(request.headers)
-        var record = RequestRecord()
-        let route = self.routes.route(for: request.uri.path)
-        let peer = channel.remoteAddress?.ipAddress
-        // The access log's fields: worked out only when there is one to write.
-        if self.accessLog != nil {
-            record.noteRequest(request.headers, peer: peer, trustedProxies: self.trustedProxies, route: route)
-        }
-        let upstream = route?.forwardsUpstream == true ? UpstreamTiming() : nil
-        var response = await self.response(
-            to: request, route: route, requestID: requestID, channel: channel, peer: peer, upstream: upstream,
-            record: &record
-        ) {
-            // The request passed every check that needs no body: a client waiting for `100 Continue` (RFC 9110
-            // §10.1.1) may send it now. A refusal is sent instead, and the body never comes.
-            if request.headers[.expect]?.lowercased() == "100-continue" {
-                try await writer.writeInformationalHead(HTTPResponse(status: .continue))
-            }
-        }
-        self.finish(&response, for: request.head, requestID: requestID)
-        let status = Int(response.status.code)
-        if self.accessLog != nil { record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: request.method) }
-        defer {
-            self.answered(
-                requestID: requestID, method: request.method, path: request.uri.path, status: status, since: start, record: record,
-                upstream: upstream
-            )
-        }
-        try await writer.write(response: response.head, body: response.body)
-    }
-
     /// The gateway's fields on an answer: the request id, a `Date` unless it has its own (an upstream's is kept: it is
     /// when the answer was made, RFC 9110 §6.6.1), `Connection: close` when the connection ends after it, and for
     /// HEAD the head a GET would have, without its body (RFC 9110 §9.3.2).
@@ -89,12 +54,10 @@ final class GatewayResponder: Sendable {
 
     /// The answer to a routed (or unroutable) request: framing, route, method and declared body checks, the rules
     /// (``RequestRules``), then the route's handler; every error as JSON.
-    /// - Parameters:
-    ///   - watcher: the connection's close watcher when the caller keeps one (nil: the pipeline's).
-    ///   - beforeHandler: runs once every check that needs no body has passed, before the handler reads it.
+    /// - Parameter watcher: tells the handler when the client leaves.
     func response(
         to request: Request, route: Route?, requestID: String, channel: any Channel, peer: String?, upstream: UpstreamTiming?,
-        watcher: ClientCloseWatcher? = nil, record: inout RequestRecord, beforeHandler: () async throws -> Void
+        watcher: ClientCloseWatcher, record: inout RequestRecord
     ) async -> Response {
         // The limit's fields, once a limit has counted the request: every answer after that carries them, errors too.
         var limitHeaders: HTTPFields?
@@ -110,7 +73,6 @@ final class GatewayResponder: Sendable {
             limitHeaders = progress.limit?.fields
             if let refusal { throw refusal }
             let identity = progress.identity
-            try await beforeHandler()
             let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream, watcher: watcher)
             var response =
                 route.forwardsUpstream && MaxForwards.endsHere(request.head)
@@ -122,12 +84,6 @@ final class GatewayResponder: Sendable {
             if let limitHeaders { error.headers.append(contentsOf: limitHeaders) }
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
-            }
-            // Refused with a large or unbounded body still unread: close rather than read it all to keep the
-            // connection (RFC 9110 §15.5.14 allows closing after a 413).
-            // A client that expected `100 Continue` and got this instead will not send its body either.
-            if error.status == .contentTooLarge || Self.hasLargeUnreadBody(request.headers) || request.headers[.expect] != nil {
-                error.headers[.connection] = "close"
             }
             return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
         } catch is CancellationError {
@@ -161,12 +117,5 @@ final class GatewayResponder: Sendable {
     func requestID(_ fields: HTTPFields) -> String {
         if case .one(let incoming) = fields.sole(Self.requestIDHeader), RequestIDGenerator.isAcceptable(incoming) { return incoming }
         return self.requestIDs.next()
-    }
-
-    /// A body larger than is worth draining (or of unknown length) follows the head.
-    static func hasLargeUnreadBody(_ headers: HTTPFields) -> Bool {
-        if headers[.transferEncoding] != nil { return true }
-        guard let length = headers[.contentLength] else { return false }
-        return Int(length).map { $0 > 64 * 1024 } ?? true
     }
 }

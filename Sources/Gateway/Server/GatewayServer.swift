@@ -5,9 +5,9 @@ import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 
-/// The HTTP/1.1 listener: HummingbirdCore's NIO server with the gateway's responder and the server limits
-/// (header size and count, header-read and idle timeouts, open connections). On graceful shutdown it marks the
-/// gateway as draining, stops accepting, and lets requests in flight finish.
+/// The HTTP/1.1 listener: HummingbirdCore's accept loop (open-connection limit, graceful shutdown) with one
+/// ``ConnectionHandler`` on each connection, under the server limits (header size and count, header, body and idle
+/// timeouts). On graceful shutdown it marks the gateway as draining, stops accepting, and lets requests in flight finish.
 public struct GatewayServer: Service {
     let host: String
     let port: Int
@@ -19,35 +19,15 @@ public struct GatewayServer: Service {
     let onServerRunning: @Sendable (Int) async -> Void
 
     public func run() async throws {
-        let responder = self.responder
         let onServerRunning = self.onServerRunning
         let logger = self.logger
         let limits = self.limits
-        let headerTimeout = TimeAmount.interval(seconds: limits.headerTimeoutSeconds)
-        let bodyTimeout = TimeAmount.interval(seconds: limits.bodyTimeoutSeconds)
-        let http1 = HTTP1Channel(
-            responder: { request, writer, channel in
-                try await responder.current().respond(to: request, writer: writer, channel: channel)
-            },
-            configuration: .init(
-                additionalChannelHandlers: [
-                    ClientCloseWatcher(),
-                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, requestIDs: responder.current().requestIDs),
-                ],
-                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
-                httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
-                    maxHeaderFieldCount: limits.maxHeaderCount
-                )
-            )
+        let connection = ConnectionStateMachine.Limits(
+            maxHeadBytes: limits.maxHeaderBytes, maxFields: limits.maxHeaderCount,
+            headerTimeout: .interval(seconds: limits.headerTimeoutSeconds), idleTimeout: .interval(seconds: limits.idleTimeoutSeconds),
+            bodyTimeout: .interval(seconds: limits.bodyTimeoutSeconds)
         )
-        let raw =
-            limits.rawPath
-            ? RawPathHandler.Limits(
-                maxHeadBytes: limits.maxHeaderBytes, maxFields: limits.maxHeaderCount, headerTimeout: headerTimeout,
-                idleTimeout: .interval(seconds: limits.idleTimeoutSeconds), bodyTimeout: bodyTimeout
-            ) : nil
-        let server = EventLoopPinnedHTTP1Channel(http1: http1, responder: responder, raw: raw).server(
+        let server = GatewayChildChannel(responder: self.responder, limits: connection).server(
             // SO_REUSEADDR lets a restarted gateway rebind its port at once; with port 0 (any free port) it is
             // left off, since Linux can then hand one ephemeral port to two sockets binding at the same time.
             configuration: .init(
@@ -73,5 +53,27 @@ public struct GatewayServer: Service {
             drain.startDraining()
             logger.notice("draining: no new connections; requests in flight may finish", metadata: ["grace_seconds": .stringConvertible(limits.shutdownGraceSeconds)])
         }
+    }
+}
+
+/// An accepted connection: its one handler, and a task that lasts as long as the connection (the server's graceful
+/// shutdown waits for those tasks).
+struct GatewayChildChannel: ServerChildChannel {
+    struct Value: ServerChildChannelValue {
+        let channel: any Channel
+    }
+
+    let responder: LiveResponder
+    let limits: ConnectionStateMachine.Limits
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ConnectionHandler(responder: self.responder, limits: self.limits))
+            return Value(channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        try? await value.channel.closeFuture.get()
     }
 }

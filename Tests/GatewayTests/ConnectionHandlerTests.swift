@@ -9,12 +9,12 @@ import Testing
 @testable import Gateway
 @testable import GatewayConfig
 
-/// The raw path's connection rules on an `EmbeddedChannel` with the loop's virtual clock: header and idle timeouts,
-/// answers in request order, `Connection: close`, half-close and quiesce. No sockets and no sleeps: the requests are
-/// ones the raw path answers on the spot (a method the route does not take), so nothing runs outside the loop.
-@Suite("Raw path: connection rules on a virtual clock")
-struct RawPathConnectionTests {
-    static let limits = RawPathHandler.Limits(
+/// ``ConnectionHandler`` on an `EmbeddedChannel` with the loop's virtual clock: header and idle timeouts, answers in
+/// request order, `Connection: close`, half-close and quiesce. No sockets and no sleeps: the requests are ones the
+/// connection answers on the spot (a method the route does not take), so nothing runs outside the loop.
+@Suite("Connection handler on a virtual clock")
+struct ConnectionHandlerTests {
+    static let limits = ConnectionStateMachine.Limits(
         maxHeadBytes: 8192, maxFields: 50, headerTimeout: .seconds(10), idleTimeout: .seconds(75),
         bodyTimeout: .seconds(30)
     )
@@ -32,10 +32,10 @@ struct RawPathConnectionTests {
         )
     }
 
-    /// A connected channel with only the raw path on it.
+    /// A connected channel with its handler.
     static func connection() throws -> (EmbeddedChannel, EmbeddedEventLoop) {
         let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(handler: RawPathHandler(responder: LiveResponder(Self.responder()), limits: Self.limits), loop: loop)
+        let channel = EmbeddedChannel(handler: ConnectionHandler(responder: LiveResponder(Self.responder()), limits: Self.limits), loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 4000)).wait()
         return (channel, loop)
     }
@@ -121,6 +121,29 @@ struct RawPathConnectionTests {
         try Self.send(Self.notAllowed, to: channel)
         #expect(try Self.statusLines(channel).count == 1)
         channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(!channel.isActive)
+    }
+
+    @Test("an unreadable head is answered 400 with Connection: close, and the connection closes")
+    func unreadableHead() throws {
+        let (channel, loop) = try Self.connection()
+        try Self.send("GET / HTTP/1.1\r\nHost: t\r\nBad Header\r\n\r\n" + Self.notAllowed, to: channel)
+        loop.run()
+        #expect(try Self.statusLines(channel) == ["HTTP/1.1 400 Bad Request"])
+        #expect(!channel.isActive)
+    }
+
+    @Test("a body nobody reads: the answer says Connection: close, and the connection closes after it")
+    func unreadBody() throws {
+        let (channel, loop) = try Self.connection()
+        try Self.send("POST /healthz HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", to: channel)
+        loop.run()
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
+        }
+        #expect(text.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n"))
+        #expect(text.lowercased().contains("\r\nconnection: close\r\n"))
         #expect(!channel.isActive)
     }
 }
