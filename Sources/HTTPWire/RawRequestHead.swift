@@ -173,7 +173,7 @@ package enum RawRequestHead {
             case .other:
                 break
             }
-            guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else {
+            guard let fieldName = Self.commonName(name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else {
                 return Self.malformed("invalid_field_name")
             }
             fields.append(HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self)))
@@ -301,6 +301,32 @@ package enum RawRequestHead {
         case 19 where Self.equalsLowercased(name, "x-firebase-appcheck"): .appCheck
         default: .other
         }
+    }
+
+    /// The name of a field most requests carry, spelt as HTTP types spell it: the same name, made without a `String`
+    /// to validate and lowercase.
+    private static func commonName(_ name: UnsafeRawBufferPointer) -> HTTPField.Name? {
+        switch name.count {
+        case 6 where Self.equals(name, "Accept"): .accept
+        case 6 where Self.equals(name, "Cookie"): .cookie
+        case 6 where Self.equals(name, "Origin"): .origin
+        case 7 where Self.equals(name, "Referer"): .referer
+        case 10 where Self.equals(name, "User-Agent"): .userAgent
+        case 10 where Self.equals(name, "Connection"): .connection
+        case 12 where Self.equals(name, "Content-Type"): .contentType
+        case 13 where Self.equals(name, "Cache-Control"): .cacheControl
+        case 14 where Self.equals(name, "Content-Length"): .contentLength
+        case 15 where Self.equals(name, "Accept-Encoding"): .acceptEncoding
+        case 15 where Self.equals(name, "Accept-Language"): .acceptLanguage
+        case 17 where Self.equals(name, "Transfer-Encoding"): .transferEncoding
+        default: nil
+        }
+    }
+
+    private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        for index in 0..<bytes.count where bytes[index] != text.utf8Start[index] { return false }
+        return true
     }
 
     private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
