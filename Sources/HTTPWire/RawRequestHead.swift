@@ -233,7 +233,7 @@ package enum RawRequestHead {
                 // A CONNECT or upgrade request closes the connection after its answer: the gateway switches no
                 // protocols, and whatever follows is not HTTP/1.1.
                 closesConnection: connection.close || (isHTTP10 && !connection.keepAlive) || isConnect || upgrade,
-                expectsContinue: expectsContinue
+                expectsContinue: expectsContinue, readsChunked: !isHTTP10
             )
         )
     }

@@ -18,6 +18,9 @@ package struct RequestHead {
     /// `Expect: 100-continue`: the client waits for an interim `100 Continue` before it sends its body (RFC 9110
     /// §10.1.1). The field is the connection's, not passed on.
     package var expectsContinue: Bool
+    /// The client reads a chunked answer (HTTP/1.1). To an HTTP/1.0 client, an answer of unknown length is delimited
+    /// by the connection's close (RFC 9112 §6.1, §6.3).
+    package var readsChunked = true
 }
 
 /// How a request's body is delimited (RFC 9112 §6.3).

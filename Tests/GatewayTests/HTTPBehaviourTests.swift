@@ -2,6 +2,9 @@ import CurlHTTP
 import Foundation
 import Gateway
 import GatewayConfig
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
 import Testing
 import TestSupport
 
@@ -93,6 +96,33 @@ struct HTTPBehaviourTests {
             #expect(broken.hasPrefix("HTTP/1.1 400"), "\(broken.prefix(60))")
             #expect(broken.lowercased().contains("\r\nconnection: close\r\n"))
             #expect(try await gateway.get("/healthz").status == 200)
+        }
+    }
+
+    /// An answer whose length is not known beforehand (a streamed body).
+    static let streamedRoute = Route(name: "streamed-test", path: .exact("/test/streamed"), methods: [.get], auth: .none) { _, _ in
+        Response(status: .ok, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "one,"))
+            try await writer.write(ByteBuffer(string: "two"))
+            try await writer.finish(nil)
+        })
+    }
+
+    @Test("an HTTP/1.0 client gets an answer of unknown length unchunked, ended by the close; HTTP/1.1 gets it chunked")
+    func http10UnknownLength() async throws {
+        try await GatewayHarness.run(extraRoutes: [Self.streamedRoute]) { gateway in
+            let old = try await RawSocketClient.exchange(
+                port: gateway.port, text: "GET /test/streamed HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", timeoutSeconds: 5
+            )
+            #expect(old.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(old)")
+            #expect(!old.lowercased().contains("transfer-encoding"), "\(old)")
+            #expect(old.lowercased().contains("\r\nconnection: close\r\n"), "\(old)")
+            #expect(old.hasSuffix("\r\n\r\none,two"), "\(old)")
+            let current = try await RawSocketClient.exchange(
+                port: gateway.port, text: "GET /test/streamed HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeoutSeconds: 5
+            )
+            #expect(current.lowercased().contains("\r\ntransfer-encoding: chunked\r\n"), "\(current)")
+            #expect(current.hasSuffix("\r\n\r\n4\r\none,\r\n3\r\ntwo\r\n0\r\n\r\n"), "\(current)")
         }
     }
 

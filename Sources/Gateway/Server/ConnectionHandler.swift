@@ -175,6 +175,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
             streamed: streamed ? parsed.body : .none, closesConnection: parsed.closesConnection, channel: context.channel, peer: self.peer
         )
         self.responder.metrics.requestStarted()
+        if !parsed.readsChunked { start.request.readsChunked = false }
         switch start {
         case .refuse(let request, let error):
             self.responder.writeDirectError(error, for: request, to: self)
@@ -250,7 +251,15 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
 
     /// Frames the answer (`Content-Length` if given, else chunked), ends the head and writes it.
     private func endHead(_ head: inout ByteBuffer, mayHaveBody: Bool, hasLength: Bool, for request: DirectRequest, context: ChannelHandlerContext) {
-        let chunked = mayHaveBody && !hasLength
+        var chunked = mayHaveBody && !hasLength
+        if chunked, !request.readsChunked, request.method != .head {
+            // An HTTP/1.0 client: the body runs until the close.
+            chunked = false
+            if !request.closesConnection {
+                request.closesConnection = true
+                head.writeStaticString("connection: close\r\n")
+            }
+        }
         if chunked { head.writeStaticString("transfer-encoding: chunked\r\n") }
         head.writeStaticString("\r\n")
         // An answer to HEAD carries the head a GET would have, and nothing after it.

@@ -16,6 +16,8 @@ final class DirectRequest {
     let path: String
     /// The connection closes after this answer (the client asked for it, or the answer says so).
     var closesConnection: Bool
+    /// The client reads a chunked answer (HTTP/1.1); else an answer of unknown length ends with the close.
+    var readsChunked = true
     var record: RequestRecord
     /// The rate limit's decision, whose fields the answer carries.
     var limit: RateLimiter.Answer?
@@ -44,6 +46,15 @@ enum DirectStart {
     /// The rest of the rules need I/O (a certificate refetch, a Redis limit): the exchange waits for
     /// ``GatewayResponder/decide(_:)`` on the connection's event loop, then goes on with ``GatewayResponder/resume(_:_:_:allocator:)``.
     case decide(DirectRequest, PendingDecision)
+}
+
+extension DirectStart {
+    /// The request this start is for.
+    var request: DirectRequest {
+        switch self {
+        case .refuse(let request, _), .forward(let request, _, _), .handle(let request, _), .decide(let request, _): request
+        }
+    }
 }
 
 /// A request whose rules wait on I/O: what `directStart` had worked out, to finish them with.
