@@ -82,7 +82,10 @@ final class BuiltinExchange: ConnectionExchange {
                 to: Request(head: head, body: requestBody), route: route, requestID: requestID,
                 channel: channel, peer: peer, upstream: nil, watcher: watcher, record: &record
             )
-            responder.finish(&response, for: head, requestID: requestID)
+            // The length the body knows, written out (a HEAD answer says what the GET's would be).
+            if let length = response.body.contentLength, !response.headers.contains(.contentLength) {
+                response.headers[.contentLength] = String(length)
+            }
             if responder.accessLog != nil {
                 record.noteAnswer(bodyLength: response.body.contentLength, headers: response.headers, method: head.method)
             }
@@ -156,7 +159,9 @@ final class BuiltinExchange: ConnectionExchange {
         // An answer that ends the connection (the client asked, or an error that leaves a body unread) closes it.
         if HopByHopHeaders.listsClose(response.headers[.connection]) { self.request.closesConnection = true }
         self.status = Int(response.status.code)
-        self.sink.writeHead(HTTPResponse(status: response.status, headerFields: response.headers), for: self.request)
+        var fields = response.headers
+        self.responder.finishDirectFields(&fields, self.request)
+        self.sink.writeHead(HTTPResponse(status: response.status, headerFields: fields), for: self.request)
         return self.eventLoop.makeSucceededVoidFuture()
     }
 

@@ -220,10 +220,10 @@ extension GatewayResponder {
 
     private static let unknownMethod = HTTPRequest.Method("-")!
 
-    /// The fields every direct answer carries after its own, written to `output`: the rate limit's fields, the request
-    /// id, the date unless the answer has its own (an upstream's `Date` is kept: it is when the answer was made, RFC
-    /// 9110 §6.6.1), and `Connection: close` when the client asked for it. The answer's own fields hold no
-    /// `X-Request-ID` and no `Connection`.
+    /// The fields every answer carries after its own — an upstream's, a handler's, an error's — written in this one
+    /// place: the rate limit's fields, the request id, the date unless the answer has its own (an upstream's `Date` is
+    /// kept: it is when the answer was made, RFC 9110 §6.6.1), and `Connection: close` when the connection closes after
+    /// it. The answer's own fields hold no `X-Request-ID` and no `Connection`.
     func appendDirectFields(to output: inout some FieldOutput, for request: DirectRequest, answerHasDate: Bool) {
         request.limit?.write(into: &output)
         output.append(Self.requestIDHeader, request.requestID)

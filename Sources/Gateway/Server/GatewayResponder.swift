@@ -35,23 +35,6 @@ final class GatewayResponder: Sendable {
 
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
 
-    /// The gateway's fields on an answer: the request id, a `Date` unless it has its own (an upstream's is kept: it is
-    /// when the answer was made, RFC 9110 §6.6.1), `Connection: close` when the connection ends after it, and for
-    /// HEAD the head a GET would have, without its body (RFC 9110 §9.3.2).
-    func finish(_ response: inout Response, for head: HTTPRequest, requestID: String) {
-        response.headers[Self.requestIDHeader] = requestID
-        if !response.headers.contains(.date) { response.headers[.date] = self.dates.value(now: WallClock.now()) }
-        // CONNECT, an upgrade, or the client asked (RFC 9112 §9.6).
-        if RequestFraming.endsConnection(head) || HopByHopHeaders.listsClose(head.headerFields[.connection]) {
-            response.headers[.connection] = "close"
-        }
-        if head.method == .head {
-            var headers = response.headers
-            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
-            response = Response(status: response.status, headers: headers, body: ResponseBody())
-        }
-    }
-
     /// The answer to a routed (or unroutable) request: framing, route, method and declared body checks, the rules
     /// (``RequestRules``), then the route's handler; every error as JSON.
     /// - Parameter watcher: tells the handler when the client leaves.
