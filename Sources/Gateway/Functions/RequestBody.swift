@@ -4,8 +4,8 @@ import NIOCore
 
 /// Reads a request body into memory, at most `limit` bytes (413 above it).
 enum RequestBodyReader {
-    /// A declared `Content-Length` over the limit: refuse before reading anything. `RequestFraming.check` has made
-    /// sure the value is one run of digits, so one too long for an `Int` is over any limit.
+    /// A declared `Content-Length` over the limit: refuse before reading anything. The connection's reader
+    /// (``RawRequestHead``) has made sure the value is one run of digits, so one too long for an `Int` is over any limit.
     static func refuseIfDeclaredTooLarge(_ headers: HTTPFields, limit: Int) throws(GatewayError) {
         guard let declared = headers[.contentLength] else { return }
         if Int(declared).map({ $0 > limit }) ?? true { throw GatewayError.payloadTooLarge(limit: limit) }

@@ -106,13 +106,6 @@ extension GatewayResponder {
         let uri = URI(head.path ?? "")
         let route = self.routes.route(for: uri.path)
         let request = self.directRequest(head, path: uri.path, route: route, closesConnection: closesConnection, peer: peer)
-        do {
-            try RequestFraming.check(head)
-        } catch {
-            return .refuse(request, error)
-        }
-        // CONNECT or an upgrade: answered (the gateway switches to no other protocol), then the connection closes.
-        if RequestFraming.endsConnection(head) { request.closesConnection = true }
         guard let route else { return .refuse(request, .notFound()) }
         // A method the route does not take: 405 on any route, before authentication.
         guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }

@@ -45,7 +45,6 @@ final class GatewayResponder: Sendable {
         // The limit's fields, once a limit has counted the request: every answer after that carries them, errors too.
         var limitHeaders: HTTPFields?
         do {
-            try RequestFraming.check(request.head)
             guard let route else { throw GatewayError.notFound() }
             record.route = route.name
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }

@@ -1,9 +1,12 @@
 import HTTPTypes
 import HTTPWire
 
-/// The framing rules of RFC 9112 that the HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, checked
-/// before any route runs, so that neither a handler nor an upstream ever sees a request whose length or target two
-/// HTTP implementations could read differently (request smuggling, RFC 9112 §11.2):
+@testable import Gateway
+
+/// Part of the request fuzz's reference stack (with ``RequestLineRules``): the framing rules of RFC 9112 that the
+/// HTTP/1.1 parser (llhttp, through SwiftNIO) leaves to the server, as the gateway applied them after SwiftNIO's
+/// parser; ``RawRequestHead`` applies them itself now. So that neither a handler nor an upstream ever sees a request
+/// whose length or target two HTTP implementations could read differently (request smuggling, RFC 9112 §11.2):
 ///
 /// - `Transfer-Encoding` must be exactly `chunked`: one field line, one coding (§6.1). The gateway decodes no other
 ///   transfer coding and the proxy drops the field (it is hop-by-hop), so `gzip, chunked` would reach an upstream as
