@@ -28,9 +28,12 @@ struct ConnectionHandlerTests {
             routes: RouteTable([route]),
             authenticator: Authenticator(tokens: IDTokenAuthenticator(projects: [], cache: TokenCache(capacity: 16)), trustUserIDHeader: false),
             rateLimiter: RateLimiter(limits: [], store: InMemoryRateLimitStore(), metrics: metrics, logger: logger),
-            trustedProxies: [], metrics: metrics, accessLog: nil, logger: logger
+            trustedProxies: [], metrics: metrics, accessLog: nil, logger: logger, now: { Self.clock }
         )
     }
+
+    /// The wall clock the responder reads: 2026-11-28 10:00:00 UTC.
+    static let clock = 1_795_860_000.0
 
     /// A connected channel with its handler.
     static func connection() throws -> (EmbeddedChannel, EmbeddedEventLoop) {
@@ -104,6 +107,18 @@ struct ConnectionHandlerTests {
         loop.run()
         #expect(try Self.statusLines(channel) == ["HTTP/1.1 405 Method Not Allowed"])
         #expect(!channel.isActive)
+    }
+
+    @Test("an answer's Date is the responder's clock")
+    func injectedClock() throws {
+        let (channel, _) = try Self.connection()
+        try Self.send(Self.notAllowed, to: channel)
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
+        }
+        #expect(text.contains("\r\nDate: Sat, 28 Nov 2026 10:00:00 GMT\r\n"), "\(text)")
+        #expect(text.contains("\"timestamp\":\"2026-11-28T10:00:00.000Z\""), "\(text)")
     }
 
     @Test("a client that half-closes after its requests gets their answers, then the connection closes")

@@ -15,6 +15,8 @@ struct RequestRules: Sendable {
     let rateLimiter: RateLimiter
     let trustedProxies: [IPAddressRange]
     let metrics: GatewayMetrics
+    /// The wall clock (seconds since 1970) the rules read: injected so tests can set the time.
+    var now: @Sendable () -> Double = WallClock.now
 
     /// Runs the steps that need no I/O, from where `progress` stands, until the request passes, is refused, or
     /// waits on I/O.
@@ -51,7 +53,7 @@ struct RequestRules: Sendable {
                     continue
                 }
                 do {
-                    switch try revocation.decideNow(identity, now: WallClock.now()) {
+                    switch try revocation.decideNow(identity, now: self.now()) {
                     case .pass: progress.step = .appCheck
                     case .needsLookup: return .waiting
                     }

@@ -176,7 +176,7 @@ extension GatewayResponder {
         do {
             try upstream.headers.write(
                 for: pending.head, authorization: pending.rules.authorization, appCheck: pending.rules.appCheck, requestID: request.requestID,
-                identity: pending.rules.identity, peer: pending.rules.peer, now: WallClock.now(), into: &upstreamHead
+                identity: pending.rules.identity, peer: pending.rules.peer, now: self.now(), into: &upstreamHead
             )
         } catch {
             return .refuse(request, error)
@@ -220,7 +220,7 @@ extension GatewayResponder {
     func appendDirectFields(to output: inout some FieldOutput, for request: DirectRequest, answerHasDate: Bool) {
         request.limit?.write(into: &output)
         output.append(Self.requestIDHeader, request.requestID)
-        if !answerHasDate { output.append(.date, self.dates.value(now: WallClock.now())) }
+        if !answerHasDate { output.append(.date, self.dates.value(now: self.now())) }
         if request.closesConnection { output.append(.connection, "close") }
     }
 
@@ -240,7 +240,7 @@ extension GatewayResponder {
         if error.status == .unauthorized || error.status == .serviceUnavailable {
             self.logger.debug("request refused", metadata: ["request_id": "\(request.requestID)", "reason": "\(error.reason)"])
         }
-        let json = ErrorResponse.json(error, requestID: request.requestID, now: WallClock.now())
+        let json = ErrorResponse.json(error, requestID: request.requestID, now: self.now())
         var fields = ErrorResponse.fields(error)
         fields[.contentLength] = String(json.utf8.count)
         self.finishDirectFields(&fields, request)

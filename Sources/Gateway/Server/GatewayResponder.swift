@@ -20,13 +20,17 @@ final class GatewayResponder: Sendable {
     let requestIDs = RequestIDGenerator()
     let dates = DateHeaderCache()
     let logger: Logger
+    /// The wall clock (seconds since 1970) for answers' `Date`, error timestamps and identity assertions: injected so
+    /// tests can set the time.
+    let now: @Sendable () -> Double
 
     init(
         routes: RouteTable, authenticator: Authenticator, rateLimiter: RateLimiter, trustedProxies: [IPAddressRange],
-        metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger
+        metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger, now: @escaping @Sendable () -> Double = WallClock.now
     ) {
         self.routes = routes
-        self.rules = RequestRules(authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: trustedProxies, metrics: metrics)
+        self.now = now
+        self.rules = RequestRules(authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: trustedProxies, metrics: metrics, now: now)
         self.trustedProxies = trustedProxies
         self.metrics = metrics
         self.accessLog = accessLog
@@ -67,19 +71,19 @@ final class GatewayResponder: Sendable {
             if error.status == .unauthorized || error.status == .serviceUnavailable {
                 self.logger.debug("request refused", metadata: ["request_id": "\(requestID)", "reason": "\(error.reason)"])
             }
-            return ErrorResponse.make(error, requestID: requestID, now: WallClock.now())
+            return ErrorResponse.make(error, requestID: requestID, now: self.now())
         } catch is CancellationError {
             // The client left (or the gateway is stopping) while a handler worked: nobody reads this answer.
             record.errorReason = "cancelled"
             return ErrorResponse.make(
                 GatewayError(status: .serviceUnavailable, code: "UNAVAILABLE", message: "The request was cancelled.", reason: "cancelled"),
-                requestID: requestID, now: WallClock.now()
+                requestID: requestID, now: self.now()
             )
         } catch {
             // A handler bug, not the client's fault: log the type only (errors may carry request data).
             record.errorReason = "internal"
             self.logger.error("unhandled error", metadata: ["request_id": "\(requestID)", "error_type": "\(type(of: error))"])
-            return ErrorResponse.make(.internalError(), requestID: requestID, now: WallClock.now())
+            return ErrorResponse.make(.internalError(), requestID: requestID, now: self.now())
         }
     }
 
