@@ -162,7 +162,7 @@ package struct ChunkedDecoder {
                     st = .ext
                 } else if byte == ASCII.cr {
                     st = .sizeLF
-                } else if Self.isOWS(byte) {
+                } else if HTTPByte.isOWS(byte) {
                     st = .sizeBWS
                 } else {
                     outcome = .error(.invalid("invalid chunk size"))
@@ -171,14 +171,14 @@ package struct ChunkedDecoder {
             case .sizeBWS:
                 if byte == ASCII.semicolon {
                     st = .ext
-                } else if !Self.isOWS(byte) {
+                } else if !HTTPByte.isOWS(byte) {
                     outcome = .error(.invalid("invalid chunk size"))
                     break scan
                 }
             case .ext:
                 if byte == ASCII.cr {
                     st = .sizeLF
-                } else if !Self.isFieldValueByte(byte) {
+                } else if !HTTPByte.isFieldValue(byte) {
                     outcome = .error(.invalid("invalid byte in chunk extension"))
                     break scan
                 }
@@ -219,9 +219,9 @@ package struct ChunkedDecoder {
             case .trailerLineStart:
                 if byte == ASCII.cr {
                     st = .lastLF
-                } else if Self.isTokenByte(byte) {
+                } else if HTTPByte.isToken(byte) {
                     st = .trailerName
-                } else if Self.isOWS(byte) {
+                } else if HTTPByte.isOWS(byte) {
                     outcome = .error(.invalid("obsolete line folding in trailer"))
                     break scan
                 } else {
@@ -231,14 +231,14 @@ package struct ChunkedDecoder {
             case .trailerName:
                 if byte == ASCII.colon {
                     st = .trailerValue
-                } else if !Self.isTokenByte(byte) {
+                } else if !HTTPByte.isToken(byte) {
                     outcome = .error(.invalid("invalid trailer field name"))
                     break scan
                 }
             case .trailerValue:
                 if byte == ASCII.cr {
                     st = .trailerLF
-                } else if !Self.isFieldValueByte(byte) {
+                } else if !HTTPByte.isFieldValue(byte) {
                     outcome = .error(.invalid("invalid byte in trailer field value"))
                     break scan
                 }
@@ -268,38 +268,5 @@ package struct ChunkedDecoder {
         self.trailerBytes = trailer
         self.state = st
         return (i, outcome)
-    }
-
-    // MARK: - Byte classes
-
-    private enum ASCII {
-        static var htab: UInt8 { 0x09 }
-        static var lf: UInt8 { 0x0A }
-        static var cr: UInt8 { 0x0D }
-        static var sp: UInt8 { 0x20 }
-        static var colon: UInt8 { 0x3A }
-        static var semicolon: UInt8 { 0x3B }
-    }
-
-    /// RFC 9110 tchar, as two bit masks over 0x00–0x7F.
-    @inline(__always)
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        if byte < 64 {
-            return (0x03ff_6cfa_0000_0000 as UInt64) >> UInt64(byte) & 1 == 1
-        } else if byte < 128 {
-            return (0x57ff_ffff_c7ff_fffe as UInt64) >> UInt64(byte &- 64) & 1 == 1
-        }
-        return false
-    }
-
-    /// HTAB, SP, VCHAR, obs-text.
-    @inline(__always)
-    private static func isFieldValueByte(_ byte: UInt8) -> Bool {
-        byte == ASCII.htab || (byte >= ASCII.sp && byte != 0x7F)
-    }
-
-    @inline(__always)
-    private static func isOWS(_ byte: UInt8) -> Bool {
-        byte == ASCII.sp || byte == ASCII.htab
     }
 }

@@ -13,8 +13,8 @@ package enum HTTPListValue {
             }
             var s = elementStart
             var e = elementEnd
-            while s < e, Self.isOWS(p[s]) { s += 1 }
-            while e > s, Self.isOWS(p[e - 1]) { e -= 1 }
+            while s < e, HTTPByte.isOWS(p[s]) { s += 1 }
+            while e > s, HTTPByte.isOWS(p[e - 1]) { e -= 1 }
             body(s, e)
             if elementEnd >= end { return }
             elementStart = elementEnd + 1
@@ -36,10 +36,5 @@ package enum HTTPListValue {
             }
             return true
         }
-    }
-
-    /// SP or HTAB (RFC 9110 §5.6.3).
-    private static func isOWS(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }

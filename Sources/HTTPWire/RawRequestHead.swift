@@ -100,7 +100,7 @@ package enum RawRequestHead {
             }
             // Name: one or more token characters, then the colon (no whitespace before it, no obs-fold).
             let nameStart = index
-            while index < count, Self.isTokenByte(bytes[index]) { index += 1 }
+            while index < count, HTTPByte.isToken(bytes[index]) { index += 1 }
             guard index < count else { return index > maxBytes ? .invalid(.tooLarge) : .incomplete }
             let nameEnd = index
             guard nameEnd > nameStart, bytes[index] == UInt8(ascii: ":") else {
@@ -351,11 +351,6 @@ package enum RawRequestHead {
     /// Method bytes read: upper-case letters and `-` (llhttp's methods are upper-case; `M-SEARCH`).
     private static func isMethodByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
-    }
-
-    /// RFC 9110 tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        Self.inSet(byte, low: 0x03ff_6cfa_0000_0000, high: 0x57ff_ffff_c7ff_fffe)
     }
 
     /// Field-value bytes: visible ASCII, space, tab and obs-text (RFC 9110 §5.5); no controls, no DEL.

@@ -407,7 +407,7 @@ package struct UpstreamResponseParser {
         var r = reasonStart
         while r < statusEnd {
             let byte = p[r]
-            guard isFieldValueByte(byte) else {
+            guard HTTPByte.isFieldValue(byte) else {
                 return .failure(.invalid("invalid byte in reason phrase"))
             }
             if byte >= 0x80 { reasonIsASCII = false }
@@ -455,23 +455,23 @@ package struct UpstreamResponseParser {
                 return .failure(.invalid("obsolete line folding"))
             }
             var nameEnd = pos
-            while nameEnd < end, isTokenByte(p[nameEnd]) {
+            while nameEnd < end, HTTPByte.isToken(p[nameEnd]) {
                 nameEnd += 1
             }
             guard nameEnd > pos, nameEnd < end, p[nameEnd] == ASCII.colon else {
                 return .failure(.invalid("invalid header field name"))
             }
             var valueStart = nameEnd + 1
-            while valueStart < end, isOWS(p[valueStart]) {
+            while valueStart < end, HTTPByte.isOWS(p[valueStart]) {
                 valueStart += 1
             }
             var valueEnd = end
-            while valueEnd > valueStart, isOWS(p[valueEnd - 1]) {
+            while valueEnd > valueStart, HTTPByte.isOWS(p[valueEnd - 1]) {
                 valueEnd -= 1
             }
             var v = VisibleASCII.skip(UnsafeRawBufferPointer(p), from: valueStart, to: valueEnd)
             while v < valueEnd {
-                guard isFieldValueByte(p[v]) else {
+                guard HTTPByte.isFieldValue(p[v]) else {
                     return .failure(.invalid("invalid byte in header field value"))
                 }
                 v += 1
@@ -576,41 +576,6 @@ package struct UpstreamResponseParser {
             string.unicodeScalars.append(Unicode.Scalar(byte))
         }
         return string
-    }
-
-
-    // MARK: - Byte classes
-
-    private enum ASCII {
-        static var htab: UInt8 { 0x09 }
-        static var lf: UInt8 { 0x0A }
-        static var cr: UInt8 { 0x0D }
-        static var sp: UInt8 { 0x20 }
-        static var comma: UInt8 { 0x2C }
-        static var colon: UInt8 { 0x3A }
-        static var semicolon: UInt8 { 0x3B }
-    }
-
-    /// RFC 9110 tchar, as two bit masks over 0x00–0x7F.
-    @inline(__always)
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        if byte < 64 {
-            return (0x03ff_6cfa_0000_0000 as UInt64) >> UInt64(byte) & 1 == 1
-        } else if byte < 128 {
-            return (0x57ff_ffff_c7ff_fffe as UInt64) >> UInt64(byte &- 64) & 1 == 1
-        }
-        return false
-    }
-
-    /// HTAB, SP, VCHAR, obs-text.
-    @inline(__always)
-    private static func isFieldValueByte(_ byte: UInt8) -> Bool {
-        byte == ASCII.htab || (byte >= ASCII.sp && byte != 0x7F)
-    }
-
-    @inline(__always)
-    private static func isOWS(_ byte: UInt8) -> Bool {
-        byte == ASCII.sp || byte == ASCII.htab
     }
 
     private static func findLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
