@@ -11,8 +11,8 @@ import IDTokens
 /// | `idle_timeout_seconds` | | 0.1...3600: a keep-alive connection with nothing to do is closed after this | `75` |
 /// | `max_connections` | `MAX_CONNECTIONS` | 1...1000000 open client connections; more wait in the accept backlog | `20000` |
 /// | `shutdown_grace_seconds` | `SHUTDOWN_GRACE_SECONDS` | 0...3600: on SIGTERM/SIGINT, how long requests in flight may take to finish | `25` |
-/// | `direct_path` | `DIRECT_PATH` | boolean: body-less proxied requests are handled in the channel pipeline (the same rules, less CPU); `false` sends every request through the connection's task | `true` |
-/// | `raw_path` | `RAW_PATH` | boolean, with `direct_path`: plain body-less requests are also read and answered as bytes, before SwiftNIO's HTTP codec; `false` leaves every request to the codec | `true` |
+///
+/// `direct_path` and `raw_path` (`DIRECT_PATH`, `RAW_PATH`) are accepted and ignored (``removedSettings``).
 public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderBytes = 32 * 1024
     public var maxHeaderCount = 100
@@ -22,12 +22,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var idleTimeoutSeconds = 75.0
     public var maxConnections = 20_000
     public var shutdownGraceSeconds = 25.0
-    /// Settings of earlier versions that are accepted and ignored (`server.direct_path`, `RAW_PATH`, ...), in the
-    /// order found: the gateway says so in one warning line at start.
+    /// Removed settings that were set (`server.direct_path`, `RAW_PATH`, ...), in the order found: accepted and
+    /// ignored, and named in one warning line at start.
     public internal(set) var removedSettings: [String] = []
-    /// Tests only: off, no connection is read by ``RawPathHandler``, so every request takes HummingbirdCore's
-    /// server, which the raw path hands streamed bodies and unusual messages to.
-    package var rawPath = true
 
     public init() {}
 

@@ -1,8 +1,8 @@
 package import HTTPTypes
 package import NIOCore
 
-/// HTTP/1.1 heads as bytes, for what the gateway writes below SwiftNIO's encoder (the raw path's answers, the direct
-/// path's upstream requests, answers to CONNECT). Field values are valid by construction (`HTTPField` guarantees it).
+/// HTTP/1.1 heads as bytes, for what the gateway writes itself (its answers to clients, its requests to
+/// upstreams). Field values are valid by construction (`HTTPField` guarantees it).
 package enum HeadBytes {
     /// `HTTP/1.1 <code> <reason>\r\n`.
     package static func writeStatusLine(_ status: HTTPResponse.Status, into bytes: inout ByteBuffer) {

@@ -7,16 +7,12 @@ import TestSupport
 @testable import GatewayConfig
 
 /// A client that stops sending its request body while the gateway waits for it (nginx's `client_body_timeout`):
-/// a JSON 408 `REQUEST_TIMEOUT` that says `Connection: close`, then the close. Before, a function waited for the rest
-/// of the body for as long as the client kept the connection open.
+/// a JSON 408 `REQUEST_TIMEOUT` that says `Connection: close`, then the close.
 @Suite("Body timeout")
 struct BodyTimeoutTests {
-    static func configure(_ path: DirectPathTests.Path) -> (inout GatewayConfiguration) -> Void {
-        { configuration in
-            path.apply(to: &configuration)
-            configuration.mode = .dev
-            configuration.server.bodyTimeoutSeconds = 0.3
-        }
+    static func configure(_ configuration: inout GatewayConfiguration) {
+        configuration.mode = .dev
+        configuration.server.bodyTimeoutSeconds = 0.3
     }
 
     /// Sends `request` (a head declaring more body than follows it) and expects a 408 and the close.
@@ -49,9 +45,9 @@ struct BodyTimeoutTests {
         return String(decoding: answer.bytes, as: UTF8.self)
     }
 
-    @Test("a function and a proxied route whose body stops coming answer 408 and close", arguments: DirectPathTests.Path.allCases)
-    func stalledBody(path: DirectPathTests.Path) async throws {
-        try await ProxyFixture.run(configure: Self.configure(path)) { gateway, upstream in
+    @Test("a function and a proxied route whose body stops coming answer 408 and close")
+    func stalledBody() async throws {
+        try await ProxyFixture.run(configure: Self.configure) { gateway, upstream in
             try await Self.expectTimedOut(
                 "POST /functions/v1/extract-scenes HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 100\r\n\r\n{\"story\":", port: gateway.port
@@ -66,9 +62,9 @@ struct BodyTimeoutTests {
         }
     }
 
-    @Test("a request answered without its body has its connection closed when the body stops coming", arguments: DirectPathTests.Path.allCases)
-    func answeredThenStalled(path: DirectPathTests.Path) async throws {
-        try await ProxyFixture.run(configure: Self.configure(path)) { gateway, _ in
+    @Test("a request answered without its body has its connection closed when the body stops coming")
+    func answeredThenStalled() async throws {
+        try await ProxyFixture.run(configure: Self.configure) { gateway, _ in
             let connection = try RawConnection(port: gateway.port)
             // `/healthz` takes no POST: a 405 at once, then nothing more is read once the body stalls.
             connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhello")
@@ -80,10 +76,10 @@ struct BodyTimeoutTests {
         }
     }
 
-    @Test("a body that keeps coming, more slowly in all than the timeout, is read whole", arguments: DirectPathTests.Path.allCases)
-    func slowButSteady(path: DirectPathTests.Path) async throws {
+    @Test("a body that keeps coming, more slowly in all than the timeout, is read whole")
+    func slowButSteady() async throws {
         try await ProxyFixture.run(configure: { configuration in
-            Self.configure(path)(&configuration)
+            Self.configure(&configuration)
             configuration.server.bodyTimeoutSeconds = 2
         }) { gateway, upstream in
             let text = try await Self.trickle("/open/echo", pieces: 25, port: gateway.port)
@@ -99,12 +95,11 @@ struct BodyTimeoutTests {
 /// not the upstream's delay.
 @Suite("Route timeout with a body")
 struct RouteTimeoutWithBodyTests {
-    @Test("a body streaming up for longer than the route's timeout is forwarded whole", arguments: DirectPathTests.Path.allCases)
-    func longUpload(path: DirectPathTests.Path) async throws {
+    @Test("a body streaming up for longer than the route's timeout is forwarded whole")
+    func longUpload() async throws {
         // `/slow/` gets a 1 s timeout here; the body takes about 2.5 s to arrive. (The upstream runs in this test
         // process: the timeout leaves it time to take each part while other tests keep the machine busy.)
         try await ProxyFixture.run(configure: { configuration in
-            path.apply(to: &configuration)
             for index in configuration.routes.indices where configuration.routes[index].path == .prefix("/slow/") {
                 configuration.routes[index].timeoutSeconds = 1
             }
@@ -116,11 +111,10 @@ struct RouteTimeoutWithBodyTests {
         }
     }
 
-    @Test("an upstream that stops taking the body is a 504 at the route's timeout", arguments: DirectPathTests.Path.allCases)
-    func upstreamStopsReading(path: DirectPathTests.Path) async throws {
+    @Test("an upstream that stops taking the body is a 504 at the route's timeout")
+    func upstreamStopsReading() async throws {
         try await withLocalRawServer(.neverRead) { upstream in
             try await GatewayHarness.run(configure: { configuration in
-                path.apply(to: &configuration)
                 configuration.routes.append(
                     RouteConfiguration(
                         path: .prefix("/deaf/"), target: .upstream(UpstreamURL("http://127.0.0.1:\(upstream.port)")!), auth: .none,

@@ -118,9 +118,8 @@ struct ConfigFileTests {
         #expect(configuration.server.headerTimeoutSeconds == 2.5)
         #expect(configuration.server.maxBodyBytes == 0)
         #expect(configuration.server.shutdownGraceSeconds == 0)
-        // Removed, accepted and reported (the application warns about it at start), with no effect.
+        // Removed: accepted, ignored and reported (the application warns about it at start).
         #expect(configuration.server.removedSettings == ["server.raw_path"])
-        #expect(configuration.server.rawPath == true)
         #expect(configuration.proxy.identityHeaders == ["X-User-Id", "X-Tenant"])
         #expect(configuration.proxy.assertionHeader == "X-Identity")
         #expect(configuration.proxy.maxConnectionsPerUpstream == 8)

@@ -100,7 +100,7 @@ struct ProxyComponentTests {
         #expect(headers.map { "\($0.name): \($0.value)" } == expected.map { "\($0.0): \($0.1)" })
     }
 
-    @Test("the direct path's upstream head, written as bytes, carries exactly these fields; several Cookie fields as one")
+    @Test("the upstream request head, written as bytes, carries exactly these fields; several Cookie fields as one")
     func headBytes() throws {
         let request = Self.request(Self.hostile + [("cookie", "c=d")]).head
         let identity = Identity(uid: "alice", source: .firebase, token: nil)
@@ -180,7 +180,7 @@ struct ProxyComponentTests {
         let request = Self.request([("Authorization", "Bearer abc")])
         #expect(try Self.rules().fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"].isEmpty)
         #expect(try Self.rules(forwardAuthorization: true).fields(for: request.head, requestID: "r", identity: nil, peer: nil, now: 0)["Authorization"] == ["Bearer abc"])
-        // Kept apart from the fields (the raw path): the same rule.
+        // Kept apart from the fields (as the request head reader does): the same rule.
         for forward in [false, true] {
             var fields = HTTPFields()
             try Self.rules(forwardAuthorization: forward).write(

@@ -6,7 +6,7 @@ import Testing
 @testable import Gateway
 @testable import GatewayConfig
 
-/// `RateLimiter.checkNow`, the direct path's limit: it decides, or it fails closed; a request never goes unchecked.
+/// `RateLimiter.checkNow`, the limit checked without a task: it decides, or it fails closed; a request never goes unchecked.
 @Suite("Rate limiter without waiting")
 struct RateLimiterTests {
     /// A store that claims to decide without waiting but gives no decision (a store written wrongly).

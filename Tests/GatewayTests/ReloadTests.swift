@@ -106,7 +106,7 @@ struct ReloadTests {
         }
     }
 
-    @Test("a keep-alive connection opened before the reload stays open and sees the new routes, on both paths")
+    @Test("a keep-alive connection opened before the reload stays open and sees the new routes, built-in and proxied")
     func keepAliveConnection() async throws {
         try await withUpstreamTestServer { upstream in
             let folder = try ConfigFolder()
@@ -129,7 +129,7 @@ struct ReloadTests {
                     Issue.record("the reload was refused")
                     return
                 }
-                // A route handled in the connection's task, then one the direct path forwards.
+                // A built-in route, then a proxied one.
                 connection.send(request("/added"))
                 answer = await connection.read(for: 5, until: answered)
                 #expect(String(decoding: answer.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "\(String(decoding: answer.bytes, as: UTF8.self))")

@@ -152,14 +152,12 @@ import Testing
         }
     }
 
-    @Test(arguments: DirectPathTests.Path.allCases)
-    func aProxiedRouteIsCheckedOnEveryPath(path: DirectPathTests.Path) async throws {
+    @Test func aProxiedRouteIsChecked() async throws {
         try await withLocalHTTPServer({ _ in .text("upstream") }) { upstream in
             try await Self.run(configure: { configuration, _ in
                 configuration.routes.append(
                     RouteConfiguration(path: .prefix("/api/"), target: .upstream(UpstreamURL(upstream.baseURL + "/base")!), auth: .required)
                 )
-                path.apply(to: &configuration)
             }) { gateway, google in
                 let issuedAt = WallClock.now() - 60
                 google.toolkit.setUser("fine")

@@ -10,12 +10,10 @@ import Testing
 import TestSupport
 
 /// Rules that wait on I/O — a rate limit kept in Redis, a certificate refetch for an unknown `kid` — on proxied
-/// routes: the request waits for them on its own connection and goes on there, with the same answers on every path,
-/// in request order when a client pipelines. And small bodies that come whole with their head, forwarded byte for byte.
+/// routes: the request waits for them on its own connection and goes on there, answered in request order when a
+/// client pipelines. And small bodies that come whole with their head, forwarded byte for byte.
 @Suite("Suspended decisions")
 struct SuspendedDecisionTests {
-    typealias Path = DirectPathTests.Path
-
     /// `/limited/` → the upstream, auth required, 3 requests per hour per user.
     static func limited(_ configuration: inout GatewayConfiguration, redis: RedisServer?) {
         configuration.rateLimits.append(RateLimit(name: "tight", capacity: 3, period: 3600))
@@ -33,16 +31,16 @@ struct SuspendedDecisionTests {
         }
     }
 
-    @Test("a limit kept in Redis: exact, shared with another gateway, the uid forwarded, on every path", arguments: Path.allCases)
-    func redisLimit(path: Path) async throws {
+    @Test("a limit kept in Redis: exact, shared with another gateway, the uid forwarded")
+    func redisLimit() async throws {
         try await withRedisServer { redis in
-            try await ProxyFixture.run(configure: { Self.limited(&$0, redis: redis); path.apply(to: &$0) }) { gateway, _ in
-                let token = ProxyFixture.token(uid: "redis-\(path)")
+            try await ProxyFixture.run(configure: { Self.limited(&$0, redis: redis) }) { gateway, _ in
+                let token = ProxyFixture.token(uid: "redis-user")
                 var statuses: [Int] = []
                 for _ in 0..<2 {
                     let response = try await gateway.get("/limited/echo", headers: [("Authorization", "Bearer " + token)])
                     statuses.append(response.status)
-                    #expect(UpstreamEcho(response).values("X-User-Id") == ["redis-\(path)"])
+                    #expect(UpstreamEcho(response).values("X-User-Id") == ["redis-user"])
                     #expect(response.header("ratelimit-policy")?.hasPrefix("\"tight\"") == true)
                 }
                 // A second gateway on the same Redis sees the same bucket: one request left, then 429.
@@ -59,11 +57,11 @@ struct SuspendedDecisionTests {
         }
     }
 
-    @Test("pipelined requests that wait on Redis are answered in order on their connection", arguments: Path.allCases)
-    func pipelinedRedisLimit(path: Path) async throws {
+    @Test("pipelined requests that wait on Redis are answered in order on their connection")
+    func pipelinedRedisLimit() async throws {
         try await withRedisServer { redis in
-            try await ProxyFixture.run(configure: { Self.limited(&$0, redis: redis); path.apply(to: &$0) }) { gateway, _ in
-                let token = ProxyFixture.token(uid: "pipelined-\(path)")
+            try await ProxyFixture.run(configure: { Self.limited(&$0, redis: redis) }) { gateway, _ in
+                let token = ProxyFixture.token(uid: "pipelined-user")
                 let one = { (n: Int) in "GET /limited/echo/\(n) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\r\n" }
                 let bytes = Array((one(1) + "GET /open/echo/2 HTTP/1.1\r\nHost: t\r\n\r\n" + one(3) + one(4) + one(5)).utf8)
                 let outcome = await RawHTTPExchange(heads: [false, false, false, false, false], halfClose: false, stallSeconds: 5)
@@ -75,13 +73,12 @@ struct SuspendedDecisionTests {
         }
     }
 
-    @Test("a token signed with a key rotated in since start: one refetch, then forwarded as that user, on every path", arguments: Path.allCases)
-    func refetchOnProxiedRoute(path: Path) async throws {
+    @Test("a token signed with a key rotated in since start: one refetch, then forwarded as that user")
+    func refetchOnProxiedRoute() async throws {
         let endpoint = CertificateEndpoint()
         try await withUpstreamTestServer { upstream in
             try await GatewayHarness.run(certificates: endpoint, configure: { configuration in
                 configuration.routes += ProxyFixture.routes(upstream: upstream.baseURL)
-                path.apply(to: &configuration)
             }) { gateway in
                 #expect(endpoint.fetches == 1)
                 endpoint.update { $0.keys["rotated-kid"] = TestKeys.other.selfSignedCertificatePEM(commonName: "rotated") }
@@ -100,9 +97,9 @@ struct SuspendedDecisionTests {
         }
     }
 
-    @Test("small bodies come whole with their head: forwarded byte for byte, pipelined with other requests, on every path", arguments: Path.allCases)
-    func inlineBodies(path: Path) async throws {
-        try await ProxyFixture.run(configure: { path.apply(to: &$0) }) { gateway, _ in
+    @Test("small bodies that come whole with their head: forwarded byte for byte, pipelined with other requests")
+    func inlineBodies() async throws {
+        try await ProxyFixture.run { gateway, _ in
             let body = Array(BodyPattern.buffer(offset: 0, count: 1000).readableBytesView)
             var bytes = Array("POST /open/echo/1 HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n".utf8) + body
             bytes += Array("GET /open/echo/2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8)

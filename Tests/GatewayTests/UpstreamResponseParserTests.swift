@@ -784,7 +784,7 @@ struct UpstreamResponseParserTests {
     }
 }
 
-/// What the raw path writes of an upstream head (``UpstreamHead/writeEndToEndFields(into:omitting:withoutBody:)``):
+/// What the gateway writes of an upstream head (``UpstreamHead/writeEndToEndFields(into:omitting:withoutBody:)``):
 /// the end-to-end lines as bytes, exactly the fields `HopByHopHeaders.responseFields` keeps of the parsed response.
 @Suite("Upstream head passed on as bytes")
 struct UpstreamHeadBytesTests {

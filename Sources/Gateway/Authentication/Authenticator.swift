@@ -58,9 +58,10 @@ public struct Authenticator: Sendable {
         }
     }
 
-    /// `identify` without suspending, for the direct path: everything but a certificate refetch, which it leaves
-    /// to the async `identify` (having recorded nothing, so that one starts afresh).
-    /// - Parameter authorization: the `Authorization` value when it is kept apart from `headers` (the raw path).
+    /// `identify` without suspending, on the connection's event loop: everything but a certificate refetch, which it
+    /// leaves to the async `identify` (having recorded nothing, so that one starts afresh).
+    /// - Parameter authorization: the `Authorization` value when it is kept apart from `headers` (as the request
+    ///   head reader, `RawRequestHead`, keeps it).
     public func identifyNow(
         _ headers: HTTPFields, authorization: String? = nil, clientAddress: () -> String
     ) throws(GatewayError) -> Outcome {

@@ -90,7 +90,7 @@ public struct RateLimiter: Sendable {
         return try self.apply(decision, of: rendered, outcome: &outcome)
     }
 
-    /// `answer` for the direct path, from `eventLoop` and back on it, with no task for a store that can answer so:
+    /// `answer` for a connection's event loop, from `eventLoop` and back on it, with no task for a store that can answer so:
     /// `then` gets the answer, or the refusal, with the outcome for the access log.
     func answer(
         _ rule: RouteRateLimit, key: String, on eventLoop: any EventLoop,

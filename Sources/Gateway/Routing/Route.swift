@@ -67,7 +67,7 @@ public final class Route: Sendable {
     /// Whether the handler forwards to an upstream (its timing goes to the access log).
     public let forwardsUpstream: Bool
     public let handler: RouteHandler
-    /// How the direct path forwards this route's body-less requests (upstream routes; nil for the others).
+    /// How this route's requests are forwarded (upstream routes; nil for the others).
     let direct: UpstreamRoute?
     /// The App Check step, when App Check is on for this route.
     let appCheck: AppCheckStep?

@@ -178,7 +178,7 @@ struct RequestRules: Sendable {
 
     static let appCheckHeader = HTTPField.Name(AppCheckGate.headerName)!
 
-    /// Every `X-Firebase-AppCheck` value of the request: the one the raw path kept apart, or those among its fields.
+    /// Every `X-Firebase-AppCheck` value of the request: the one the head reader kept apart, or those among its fields.
     private static func appCheckValues(_ progress: RuleProgress) -> [Substring] {
         if let appCheck = progress.appCheck { return [Substring(appCheck)] }
         return progress.fields[values: Self.appCheckHeader].map { Substring($0) }
@@ -197,9 +197,9 @@ struct RuleProgress: Sendable {
 
     let route: Route
     let fields: HTTPFields
-    /// The `Authorization` value when the raw path kept it apart from `fields`; nil when it is among them, or absent.
+    /// The `Authorization` value when the head reader kept it apart from `fields`; nil when it is among them, or absent.
     let authorization: String?
-    /// The `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
+    /// The `X-Firebase-AppCheck` value when the head reader kept it apart, as `authorization`.
     let appCheck: String?
     /// The connection's peer address, for the client address behind trusted proxies.
     let peer: String?

@@ -5,7 +5,7 @@ import NIOCore
 /// nobody will receive. Two degrees of going away: the client's half of the connection closed (it sends nothing
 /// more, and may still read: RFC 9112 §9.6 lets a client half-close after its request), or the whole channel.
 ///
-/// One callback at a time: HummingbirdCore handles a connection's requests one after another, and each handler
+/// One callback at a time: a connection's requests are handled one after another, and each handler
 /// that watches removes its callback when it is done, so a long-lived keep-alive connection holds nothing per
 /// request it has served.
 final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
@@ -60,7 +60,7 @@ final class ClientCloseWatcher: ChannelInboundHandler, RemovableChannelHandler, 
     }
 
     /// The client closed its sending half (`whole` false) or the whole connection: told by the pipeline's events, or
-    /// by a handler that keeps its own watcher (``RawPathHandler``).
+    /// by a handler that keeps its own watcher (``BuiltinExchange``).
     func clientClosed(whole: Bool) {
         let callback = self.state.withLockedValue { state -> (@Sendable () -> Void)? in
             state.inputClosed = true

@@ -18,7 +18,7 @@ public protocol RateLimitStore: Sendable {
     /// Whether `checkWithoutWaiting` decides. By default false.
     var decidesWithoutWaiting: Bool { get }
 
-    /// `check` for a caller on `eventLoop` that does not suspend (the gateway's direct path): `complete` gets the
+    /// `check` for a caller on `eventLoop` that does not suspend (the gateway's connection handling): `complete` gets the
     /// decision or the error on that loop, at once or later. Call it on `eventLoop`. By default
     /// `checkWithoutWaiting`, else `check` in a task.
     func check(

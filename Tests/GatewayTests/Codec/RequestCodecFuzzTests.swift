@@ -14,7 +14,7 @@ import TestSupport
 @testable import HTTPWire
 
 /// The gateway's request reader (``RawRequestHead``, then ``RequestBodyDecoder``) against SwiftNIO's
-/// `HTTPRequestDecoder` as the server configured it (HummingbirdCore's decoder limits, then ``RequestLineRules``,
+/// `HTTPRequestDecoder` as an HTTP server configures it (HummingbirdCore's decoder limits, then ``RequestLineRules``,
 /// `HTTP1ToHTTPServerCodec(secure: false)` and ``RequestFraming``), on generated requests (``RequestGenerator``), one
 /// to three back to back, fed whole and in random pieces, then the end of the input.
 ///
@@ -129,10 +129,10 @@ struct RequestCodecFuzzTests {
 
         var description: String {
             switch self {
-            case .allRead: "all read"
-            case .cutShort: "cut short"
-            case .refused(let reason): "refused (\(reason))"
-            case .closed: "closed"
+            case .allRead: return "all read"
+            case .cutShort: return "cut short"
+            case .refused(let reason): return "refused (\(reason))"
+            case .closed: return "closed"
             }
         }
     }

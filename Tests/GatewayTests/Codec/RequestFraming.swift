@@ -21,7 +21,8 @@ import HTTPWire
 ///
 /// Each refusal is a 400 `MALFORMED_REQUEST` that closes the connection (the body is not read).
 /// The rules that depend on the version — `Transfer-Encoding` in an HTTP/1.0 request, an HTTP/1.1 request without
-/// `Host` — are checked earlier, by ``RequestLineRules``: the HTTP types these rules read carry no version.
+/// `Host` — are checked earlier, as the head is read (``RawRequestHead``): the HTTP types these rules read carry no
+/// version.
 enum RequestFraming {
     static let host = HTTPField.Name("Host")!
 

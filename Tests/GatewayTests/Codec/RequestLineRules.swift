@@ -1,18 +1,17 @@
 import NIOCore
 import NIOHTTP1
 
-/// The request rules that need the request line as received — its HTTP version and its raw target — applied
-/// between SwiftNIO's HTTP/1 decoder and the conversion to HTTP types, which drops both.
+/// Part of the fuzz's reference stack: the request rules that need the request line as received — its HTTP version
+/// and its raw target — applied between SwiftNIO's HTTP/1 decoder and the conversion to HTTP types, which drops both.
 ///
-/// Refused with a 400 `MALFORMED_REQUEST` by ``ConnectionGuard``, the connection closed, nothing of the request
-/// passed on:
+/// Refused (``FaultyFraming``), nothing of the request passed on:
 /// - an HTTP/1.0 request with `Transfer-Encoding`: faulty framing (RFC 9112 §6.1: the sender may have kept part of
 ///   the message, and whatever follows could be read as another request — a smuggling vector);
 /// - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a server MUST answer 400). An HTTP/1.0 one may have none
 ///   (health checks often send none). A second `Host` line is refused by ``RequestFraming``, for every version;
 /// - a request target with a fragment (`#`): no form of request-target has one (RFC 9112 §3.2), and left in, the
 ///   gateway and an upstream could read the path two ways — `/open/x#/../admin` routed on one reading and served on
-///   another (HAProxy's CVE-2023-45539; Envoy and HAProxy refuse it too). The raw path never takes a `#`.
+///   another (HAProxy's CVE-2023-45539; Envoy and HAProxy refuse it too).
 ///
 /// Rewritten:
 /// - an absolute-form target (`GET http://host/path`) names the host itself, and the server must use it instead of
@@ -74,5 +73,5 @@ final class RequestLineRules: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// A request whose framing cannot be trusted, refused as ``ConnectionGuard`` refuses a parser error.
+/// A request whose framing cannot be trusted, refused as a parser error is.
 struct FaultyFraming: Error {}

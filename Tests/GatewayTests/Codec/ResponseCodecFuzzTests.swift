@@ -10,10 +10,9 @@ import TestSupport
 @testable import Gateway
 @testable import HTTPWire
 
-/// The gateway's own answer reader (``UpstreamResponseParser``, the raw path's) against SwiftNIO's
-/// `HTTPResponseDecoder` as the proxy configures it (`addHTTPClientHandlers`: default limits, interim answers
-/// dropped; then the answer checks of ``UpstreamForwarder``: a status in 100–599 and not 101, no transfer coding but
-/// `chunked`), on generated answers (``ResponseGenerator``), one to three back to back, each to a request whose
+/// The gateway's upstream answer reader (``UpstreamResponseParser``) against SwiftNIO's `HTTPResponseDecoder` as a
+/// proxy would configure it (`addHTTPClientHandlers`: default limits, interim answers dropped; then a proxy's answer
+/// checks: a status in 100–599 and not 101, no transfer coding but `chunked`), on generated answers (``ResponseGenerator``), one to three back to back, each to a request whose
 /// method both readers are told, fed whole and in random pieces, then the end of the input.
 ///
 /// Both must read the same answers — status, fields in order, body bytes — and end the same way: all read and
@@ -75,10 +74,10 @@ struct ResponseCodecFuzzTests {
 
         var description: String {
             switch self {
-            case .clean: "clean"
-            case .extra: "bytes after the last answer"
-            case .closed: "closed after the last answer"
-            case .failed(let index, let head): "refused in answer \(index + 1)\(head.map { ", after its head \($0.status) \($0.fields)" } ?? ", before its head")"
+            case .clean: return "clean"
+            case .extra: return "bytes after the last answer"
+            case .closed: return "closed after the last answer"
+            case .failed(let index, let head): return "refused in answer \(index + 1)\(head.map { ", after its head \($0.status) \($0.fields)" } ?? ", before its head")"
             }
         }
     }
@@ -120,7 +119,7 @@ struct ResponseCodecFuzzTests {
         fields.map { field in "\(field.name.rawName): \(field.withUnsafeBytesOfValue { String(decoding: $0, as: UTF8.self) })" }
     }
 
-    /// What the raw path's parser reads of `bytes` fed in the pieces `cuts` makes.
+    /// What the gateway's parser reads of `bytes` fed in the pieces `cuts` makes.
     static func gatewayReads(_ bytes: [UInt8], methods: [String], cuts: [Int]) -> Reading {
         var parser = UpstreamResponseParser()
         var reading = Reading()
@@ -377,7 +376,7 @@ struct ResponseCodecFuzzTests {
         )
     }
 
-    @Test("the raw path reads upstream answers as SwiftNIO reads them", arguments: CodecFuzz.shards)
+    @Test("the gateway reads upstream answers as SwiftNIO reads them", arguments: CodecFuzz.shards)
     func differential(shard: Int) async throws {
         // Seconds of CPU with no suspension: on a thread of its own, not on the cooperative pool (one thread per
         // core) that the other tests' gateways and servers run on.
