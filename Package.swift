@@ -289,11 +289,12 @@ let package = Package(
         .testTarget(
             name: "UpstreamClientTests",
             dependencies: [
-                "UpstreamClient", "HTTPWire",
+                "UpstreamClient", "HTTPWire", "IDTokens", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),

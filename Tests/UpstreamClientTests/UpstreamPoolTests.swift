@@ -2,6 +2,7 @@ import HTTPTypes
 import HTTPWire
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Testing
 
 @testable import UpstreamClient
@@ -34,12 +35,14 @@ struct UpstreamPoolTests {
         let channel: any Channel
         let accepted: AsyncStream<any Channel>
 
-        static func start(withStray: Bool = false) async throws -> Upstream {
+        /// - Parameter tls: TLS the upstream speaks (https), or nil.
+        static func start(withStray: Bool = false, tls: NIOSSLContext? = nil) async throws -> Upstream {
             let (accepted, continuation) = AsyncStream.makeStream(of: (any Channel).self)
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelInitializer { channel in
                     continuation.yield(channel)
                     return channel.eventLoop.makeCompletedFuture {
+                        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.addHandler(Answering(withStray: withStray))
                     }
                 }
@@ -49,8 +52,8 @@ struct UpstreamPoolTests {
 
         var port: Int { self.channel.localAddress?.port ?? 0 }
 
-        func pool(idleTimeout: TimeAmount) -> UpstreamPool {
-            UpstreamPool(host: "127.0.0.1", port: self.port, tls: nil, connectTimeout: .seconds(5), maxIdlePerEventLoop: 4, idleTimeout: idleTimeout)
+        func pool(idleTimeout: TimeAmount, tls: NIOSSLContext? = nil) -> UpstreamPool {
+            UpstreamPool(host: "127.0.0.1", port: self.port, tls: tls, connectTimeout: .seconds(5), maxIdlePerEventLoop: 4, idleTimeout: idleTimeout)
         }
     }
 
