@@ -161,12 +161,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The upstream HTTP/1.1 client on callbacks: keep-alive connections, their per-event-loop pools, TLS.
+        .target(
+            name: "UpstreamClient",
+            dependencies: [
+                "HTTPWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// The HTTP edge: routes, authentication, errors to HTTP, the server; the composition of the other targets.
         .target(
             name: "Gateway",
             dependencies: [
                 "GatewayConfig",
                 "HTTPWire",
+                "UpstreamClient",
                 "IDTokens",
                 "GoogleAuth",
                 "Revocation",
@@ -181,7 +194,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -275,6 +287,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "UpstreamClientTests",
+            dependencies: [
+                "UpstreamClient", "HTTPWire", "IDTokens", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OpenAITests",
             dependencies: ["OpenAI", "CurlHTTP", "TestSupport"],
             swiftSettings: swiftSettings
@@ -292,7 +316,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayConfig", "HTTPWire", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "Gateway", "GatewayConfig", "HTTPWire", "UpstreamClient", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
                 "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

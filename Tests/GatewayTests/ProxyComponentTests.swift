@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 import Testing
+import UpstreamClient
 
 @testable import Gateway
 @testable import GatewayConfig
@@ -113,13 +114,6 @@ struct ProxyComponentTests {
             + fields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined() + "content-length: 0\r\n\r\n"
         #expect(String(buffer: head.bytes) == expected)
         #expect(fields[values: .cookie] == ["a=b; c=d"])
-
-        var get = UpstreamRequestHead(method: .get, path: "/", authority: "h", allocator: ByteBufferAllocator())
-        get.end(clientSentLength: false)
-        #expect(String(buffer: get.bytes) == "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
-        var declared = UpstreamRequestHead(method: .get, path: "/", authority: "h", allocator: ByteBufferAllocator())
-        declared.end(clientSentLength: true)
-        #expect(String(buffer: declared.bytes) == "GET / HTTP/1.1\r\nHost: h\r\ncontent-length: 0\r\n\r\n")
     }
 
     @Test("a field that may come once: absent, its value, or several (names compared without case)")

@@ -6,7 +6,7 @@ extension UpstreamHead {
     /// Writes the field lines the client gets, as `name: value\r\n` in the order received: all but the hop-by-hop
     /// ones (``HopByHopHeaders``) and those `Connection` names, the field named `omitting` (one the gateway sets
     /// itself), and `Content-Length` on an answer that has no body; a repeated `Content-Length` once. Exactly what
-    /// ``HopByHopHeaders/responseFields(_:)`` keeps of ``response``, and the raw path's writer after it.
+    /// ``HopByHopHeaders/responseFields(_:)`` keeps of ``response``, and the connection's answer writer after it.
     /// - Returns: whether a `Content-Length` and a `Date` were written.
     func writeEndToEndFields(
         into bytes: inout ByteBuffer, omitting: HTTPField.Name, withoutBody: Bool

@@ -3,10 +3,10 @@ import HTTPTypes
 import IDTokens
 import Logging
 import NIOCore
-import NIOSSL
 import Prometheus
 public import ServiceLifecycle
 import Synchronization
+import UpstreamClient
 
 /// Forwards requests to upstream HTTP services (routes with `upstream:`), after the gateway's own authentication
 /// and rate limits. Owns the keep-alive connection pools (one per upstream, shared by the routes to it): a
@@ -69,7 +69,7 @@ public struct UpstreamProxy: Service {
 
     /// The route as its exchanges forward it; nil when an https upstream has no TLS context (its requests are 502s).
     func route(for route: RouteConfiguration, upstream: UpstreamURL) -> UpstreamRoute? {
-        let pool: DirectUpstreamPool
+        let pool: UpstreamPool
         do {
             pool = try self.pools.pool(for: upstream, settings: self.settings)
         } catch {
@@ -88,7 +88,7 @@ public struct UpstreamProxy: Service {
             ),
             timeout: .interval(seconds: route.timeoutSeconds),
             maxBodyBytes: route.maxBodyBytes ?? self.defaultMaxBodyBytes,
-            directPool: pool, metrics: self.metrics, logger: self.logger
+            pool: pool, metrics: self.metrics, logger: self.logger
         )
         return upstreamRoute
     }
@@ -101,20 +101,19 @@ public struct UpstreamProxy: Service {
 
     /// One pool per upstream origin.
     private final class Pools: Sendable {
-        private let pools = Mutex<[String: DirectUpstreamPool]>([:])
+        private let pools = Mutex<[String: UpstreamPool]>([:])
 
         static func key(_ upstream: UpstreamURL) -> String {
             "\(upstream.scheme)://\(upstream.host):\(upstream.port)"
         }
 
-        func pool(for upstream: UpstreamURL, settings: ProxySettings) throws -> DirectUpstreamPool {
+        func pool(for upstream: UpstreamURL, settings: ProxySettings) throws -> UpstreamPool {
             let key = Self.key(upstream)
             if let pool = self.pools.withLock({ $0[key] }) { return pool }
-            // An https upstream's certificate is verified against the system roots.
-            let tls = upstream.scheme == "https" ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
-            let pool = DirectUpstreamPool(
-                upstream: upstream, connectTimeout: .interval(seconds: settings.connectTimeoutSeconds),
-                maxIdlePerEventLoop: settings.maxConnectionsPerUpstream, idleTimeout: .interval(seconds: settings.idleTimeoutSeconds), tls: tls
+            let pool = UpstreamPool(
+                host: upstream.host, port: upstream.port, tls: upstream.scheme == "https" ? try UpstreamPool.systemTrustTLS() : nil,
+                connectTimeout: .interval(seconds: settings.connectTimeoutSeconds), maxIdlePerEventLoop: settings.maxConnectionsPerUpstream,
+                idleTimeout: .interval(seconds: settings.idleTimeoutSeconds)
             )
             return self.pools.withLock { pools in
                 if let existing = pools[key] { return existing }
@@ -138,8 +137,8 @@ public struct UpstreamProxy: Service {
     }
 }
 
-/// One upstream route as both paths forward it, built once with the route: where its requests go, the header rules,
-/// the limits, and the direct path's connection pool. A class, so a request holds one reference, not a copy.
+/// One upstream route as its exchanges (``ProxyExchange``) forward it, built once with the route: where its requests
+/// go, the header rules, the limits, and the upstream's connection pool. A class, so a request holds one reference, not a copy.
 final class UpstreamRoute: Sendable {
     let name: String
     let target: UpstreamTarget
@@ -148,8 +147,8 @@ final class UpstreamRoute: Sendable {
     let timeout: TimeAmount
     /// The request body limit (a chunked body is cut off with 413 past it).
     let maxBodyBytes: Int
-    /// The direct path's connections (the task path's pool is ``UpstreamForwarder/pool``).
-    let directPool: DirectUpstreamPool
+    /// The upstream's connections, shared with the other routes to it.
+    let pool: UpstreamPool
     let metrics: GatewayMetrics
     /// This route's upstream answer times (``GatewayMetrics/upstreamLatency(route:)``), held: recorded on every request.
     let upstreamLatency: DurationHistogram
@@ -157,14 +156,14 @@ final class UpstreamRoute: Sendable {
 
     init(
         name: String, target: UpstreamTarget, headers: UpstreamRequestHeaders, timeout: TimeAmount, maxBodyBytes: Int,
-        directPool: DirectUpstreamPool, metrics: GatewayMetrics, logger: Logger
+        pool: UpstreamPool, metrics: GatewayMetrics, logger: Logger
     ) {
         self.name = name
         self.target = target
         self.headers = headers
         self.timeout = timeout
         self.maxBodyBytes = maxBodyBytes
-        self.directPool = directPool
+        self.pool = pool
         self.metrics = metrics
         self.upstreamLatency = metrics.upstreamLatency(route: name)
         self.logger = logger

@@ -85,9 +85,9 @@ struct UpstreamRequestHeaders: Sendable {
     /// The upstream request's fields, written to `output` (the fields of ``fields(for:requestID:identity:peer:now:)``,
     /// or the bytes of a request head). Several `Cookie` fields go on as one, joined with `; ` (RFC 9113 §8.2.3).
     /// - Parameters:
-    ///   - authorization: the `Authorization` value when the raw path kept it apart from the fields
+    ///   - authorization: the `Authorization` value when the request head reader kept it apart from the fields
     ///     (``RawRequestHead``): passed on after them where the route forwards it.
-    ///   - appCheck: the `X-Firebase-AppCheck` value the raw path kept apart: passed on after them.
+    ///   - appCheck: the `X-Firebase-AppCheck` value the request head reader kept apart: passed on after them.
     func write(
         for request: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, requestID: String, identity: Identity?, peer: String?, now: Double,
         into output: inout some FieldOutput

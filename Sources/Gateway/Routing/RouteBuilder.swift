@@ -31,7 +31,7 @@ struct RouteBuilder {
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteConfiguration.allMethods
             direct = self.proxy.route(for: configuration, upstream: upstream)
-            // Requests go to `direct` (``DirectExchange``); this handler answers those it cannot take.
+            // Requests go to `direct` (``ProxyExchange``); this handler answers those it cannot take.
             handler = { _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }
             forwardsUpstream = true
         }

@@ -3,7 +3,7 @@ import HummingbirdCore
 import NIOCore
 
 /// What a raw-path connection runs for its request under way, one at a time: a forwarded exchange
-/// (``DirectExchange``) or a built-in handler (``BuiltinExchange``). Called on the connection's event loop.
+/// (``ProxyExchange``) or a built-in handler (``BuiltinExchange``). Called on the connection's event loop.
 protocol ConnectionExchange: AnyObject {
     /// The client's socket can take more bytes again.
     func clientWritable()

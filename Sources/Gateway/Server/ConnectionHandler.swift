@@ -1,6 +1,7 @@
 import HTTPTypes
 import HTTPWire
 import NIOCore
+import UpstreamClient
 
 /// The one handler on a client connection: it reads requests straight from the connection's bytes and writes
 /// answers straight onto it, with no HTTP codec, no type conversion and no other handler in between.
@@ -8,7 +9,7 @@ import NIOCore
 /// ``ConnectionStateMachine`` keeps the connection's rules (timeouts, one request at a time, bodies, keep-alive,
 /// half-close, quiesce); this handler feeds it the channel's events and does what it says. Each request head goes to
 /// ``GatewayResponder/directStart(_:authorization:appCheck:body:streamed:channel:peer:)``, which refuses it at once,
-/// or starts its exchange: a ``DirectExchange`` applies the rules (``RequestRules``) and forwards it, a
+/// or starts its exchange: a ``ProxyExchange`` applies the rules (``RequestRules``) and forwards it, a
 /// ``BuiltinExchange`` runs its route's handler. The exchange writes the answer through this handler
 /// (``DirectAnswerSink``), asks for the request's body as it can take it, and says when it is finished.
 final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
@@ -182,7 +183,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
             self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
             if self.machine.requestFinished(now: self.now) { context.close(promise: nil) }
         case .forward(let request, let route, let upstreamHead):
-            let exchange = DirectExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
+            let exchange = ProxyExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
             self.exchange = exchange
             exchange.begin(upstreamHead)
         case .handle(let request, let route):
@@ -193,7 +194,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
             self.exchange = exchange
             exchange.start(head, body: body, streamed: streamed, route: route, channel: context.channel, peer: self.peer)
         case .decide(let request, let pending):
-            let exchange = DirectExchange(
+            let exchange = ProxyExchange(
                 sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: pending.upstream
             )
             self.exchange = exchange

@@ -5,6 +5,7 @@ import IDTokens
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import UpstreamClient
 
 /// One request on the direct path: what its answer, the metrics and the access log need. A class: it is handed
 /// from the rules to the exchange, the answer's writer and the access log, and a struct of nine references was

@@ -2,12 +2,12 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import Gateway
+@testable import UpstreamClient
 
 /// `LoopFlushes`: a flush asked for during a batch of events happens once the batch is over, never sooner, never lost.
 @Suite("Flushes at the end of a loop's batch")
 struct LoopFlushesTests {
-    /// Keeps its context so that a test can write and ask for a flush the way `DirectUpstreamConnection` does.
+    /// Keeps its context so that a test can write and ask for a flush the way `UpstreamConnection` does.
     final class Sender: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         var context: ChannelHandlerContext!

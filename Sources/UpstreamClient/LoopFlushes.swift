@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 import NIOPosix
 
 /// Flushes asked for while an event loop handles one batch of I/O events, done together once the batch is over.
@@ -11,7 +11,7 @@ import NIOPosix
 /// of the batch. Envoy defers its writes to the end of the event-loop iteration in the same way.
 ///
 /// One per event-loop thread, touched only on that thread (hence the unchecked `Sendable`).
-final class LoopFlushes: @unchecked Sendable {
+package final class LoopFlushes: @unchecked Sendable {
     private static let current = ThreadSpecificVariable<LoopFlushes>()
 
     private let eventLoop: any EventLoop
@@ -26,7 +26,7 @@ final class LoopFlushes: @unchecked Sendable {
     }
 
     /// Flushes `context` once its event loop's current batch of events is over. Call on that loop.
-    static func flushLater(_ context: ChannelHandlerContext) {
+    package static func flushLater(_ context: ChannelHandlerContext) {
         context.eventLoop.assertInEventLoop()
         let flushes: LoopFlushes
         if let existing = Self.current.currentValue, existing.eventLoop === context.eventLoop {

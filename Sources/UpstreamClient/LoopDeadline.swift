@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// A deadline on a channel's event loop, checked by one lazily scheduled timer: moving it later, as most moves do
 /// (a new request, another read), costs nothing — the timer fires at the old time and re-arms for the new one;
@@ -9,21 +9,21 @@ import NIOCore
 /// `expired` may hold its owner `unowned`: the owner calls ``stop()`` when it goes (a handler's `handlerRemoved`),
 /// which drops `expired`, so it never runs after that. A `weak` reference would give the owner a side table, and
 /// every retain of it (SwiftNIO retains a handler for each event it delivers) would take the slow path.
-final class LoopDeadline {
+package final class LoopDeadline {
     private let eventLoop: any EventLoop
     private var expired: (() -> Void)?
-    private(set) var deadline: NIODeadline?
+    package private(set) var deadline: NIODeadline?
     private var timer: Scheduled<Void>?
     /// When `timer` fires (kept apart, so that comparing with it touches no reference).
     private var timerAt: NIODeadline?
 
-    init(on eventLoop: any EventLoop, expired: @escaping () -> Void) {
+    package init(on eventLoop: any EventLoop, expired: @escaping () -> Void) {
         self.eventLoop = eventLoop
         self.expired = expired
     }
 
     /// Sets or clears the deadline.
-    func set(_ deadline: NIODeadline?) {
+    package func set(_ deadline: NIODeadline?) {
         self.deadline = deadline
         guard let deadline else { return }
         if let timerAt = self.timerAt {
@@ -46,7 +46,7 @@ final class LoopDeadline {
     }
 
     /// Clears the deadline, cancels the timer and drops `expired` for good (the owner is done with it).
-    func stop() {
+    package func stop() {
         self.expired = nil
         self.deadline = nil
         self.timer?.cancel()

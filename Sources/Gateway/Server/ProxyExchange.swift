@@ -2,34 +2,17 @@ import HTTPTypes
 import HTTPWire
 import NIOCore
 import Prometheus
+import UpstreamClient
 
-/// Where an exchange's answer goes, on the client connection's event loop: bytes onto the socket (``RawPathHandler``).
-protocol DirectAnswerSink: AnyObject {
-    var isWritable: Bool { get }
-    func writeHead(_ response: HTTPResponse, for request: DirectRequest)
-    /// An upstream's answer head with the gateway's fields (``GatewayResponder/appendDirectFields(to:for:answerHasDate:)``).
-    func writeUpstreamHead(_ head: UpstreamHead, for request: DirectRequest, responder: GatewayResponder)
-    func writeBody(_ buffer: ByteBuffer)
-    func flush()
-    /// Ends the answer and flushes it.
-    func writeEnd(for request: DirectRequest)
-    func closeConnection()
-    /// Whether the exchange takes the request body's parts now (``ConnectionExchange/requestBody(_:)``); the first
-    /// `true` answers `Expect: 100-continue`.
-    func requestBodyWanted(_ wanted: Bool)
-    /// The exchange has written its answer's end, or given up.
-    func exchangeFinished(_ exchange: any ConnectionExchange)
-}
-
-/// One request forwarded by the raw path: a pooled (or new) upstream connection on the client's event loop,
-/// the head sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer
-/// is one write), and the connection pooled again once the answer has ended. The same rules as
-/// ``UpstreamForwarder``: the route's timeout bounds the wait for the answer's head (504) and then each pause in the
-/// answer; a failure before the head is a 502, after one retry on a new connection when a pooled one turns out
-/// closed and the request is idempotent (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in
-/// the body closes the client's connection (the answer is truncated); the client going away closes the upstream
-/// connection. The answer goes to a ``DirectAnswerSink``.
-final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
+/// One request forwarded to an upstream: a pooled (or new) upstream connection on the client's event loop, the head
+/// sent, the answer streamed back as it comes (flushed at the end of each read batch, so a small answer is one
+/// write), and the connection pooled again once the answer has ended. The route's timeout bounds the wait for the
+/// answer's head (504) and then each pause in the answer; a failure before the head is a 502, after one retry on a
+/// new connection when a pooled one turns out closed and the request is idempotent
+/// (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in the body closes the client's connection
+/// (the answer is truncated); the client going away closes the upstream connection. The answer goes to a
+/// ``DirectAnswerSink``.
+final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
     private enum State {
         /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).
         case deciding
@@ -48,7 +31,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     private var head: UpstreamRequestHead?
     private let timing: UpstreamTiming?
     private var state = State.connecting
-    private var connection: DirectUpstreamConnection?
+    private var connection: UpstreamConnection?
     private var reused = false
     private var retried = false
     private var sent = ContinuousClock.now
@@ -125,7 +108,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
     }
 
     private func begin() {
-        if let connection = self.route.directPool.lease(on: self.eventLoop) {
+        if let connection = self.route.pool.lease(on: self.eventLoop) {
             self.send(on: connection, reused: true)
         } else {
             self.connect()
@@ -134,7 +117,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
 
     private func connect() {
         self.state = .connecting
-        let pool = self.route.directPool
+        let pool = self.route.pool
         let eventLoop = self.eventLoop
         pool.connect(on: eventLoop).assumeIsolated().whenComplete { result in
             switch result {
@@ -152,7 +135,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
         }
     }
 
-    private func send(on connection: DirectUpstreamConnection, reused: Bool) {
+    private func send(on connection: UpstreamConnection, reused: Bool) {
         self.connection = connection
         self.reused = reused
         self.state = .waitingForHead
@@ -245,7 +228,7 @@ final class DirectExchange: DirectUpstreamReceiver, ConnectionExchange {
                 self.sink.requestBodyWanted(false)
                 connection.abandon()
             }
-            self.route.directPool.release(connection, on: self.eventLoop)
+            self.route.pool.release(connection, on: self.eventLoop)
         }
         self.finish(status: status)
     }
