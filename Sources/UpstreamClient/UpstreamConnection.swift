@@ -59,7 +59,7 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
         self.parser.expectResponse(toHEAD: head.method == .head)
         // A body that streams after the head holds the timeout until its end is sent (``sendBody(_:chunked:)``).
         self.streaming = head.streams
-        self.setDeadline(head.streams ? nil : .now() + timeout)
+        self.setDeadline(head.streams ? nil : self.now + timeout)
         // Flushed with the other requests this loop sends in the same batch of events (see LoopFlushes).
         context.write(self.wrapOutboundOut(head.bytes), promise: nil)
         LoopFlushes.flushLater(context)
@@ -81,7 +81,7 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
             context.write(self.wrapOutboundOut(buffer), promise: nil)
         }
         LoopFlushes.flushLater(context)
-        self.setDeadline(context.channel.isWritable ? nil : .now() + self.timeout)
+        self.setDeadline(context.channel.isWritable ? nil : self.now + self.timeout)
     }
 
     /// Ends the request's body; the answer's head is due within the timeout from now.
@@ -90,7 +90,7 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
         self.streaming = false
         if chunked { context.write(self.wrapOutboundOut(ByteBuffer(staticString: "0\r\n\r\n")), promise: nil) }
         LoopFlushes.flushLater(context)
-        self.setDeadline(.now() + self.timeout)
+        self.setDeadline(self.now + self.timeout)
     }
 
     /// The upstream's socket takes more bytes now.
@@ -111,13 +111,16 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
 
     /// Waits in a pool: closed once idle for `timeout`, unless taken before.
     func idle(for timeout: TimeAmount) {
-        self.setDeadline(.now() + timeout)
+        self.setDeadline(self.now + timeout)
     }
 
     /// Taken from the pool: its exchange sets the next deadline.
     func leased() {
         self.setDeadline(nil)
     }
+
+    /// The event loop's clock: the one its timers keep (virtual on an `EmbeddedEventLoop`).
+    private var now: NIODeadline { self.context?.eventLoop.now ?? .now() }
 
     private func setDeadline(_ deadline: NIODeadline?) {
         self.deadline?.set(deadline)
@@ -129,7 +132,7 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
         guard let context else { return }
         try? context.channel.syncOptions?.setOption(.autoRead, value: reading)
         if reading {
-            self.setDeadline(.now() + self.timeout)
+            self.setDeadline(self.now + self.timeout)
             context.read()
         }
     }
@@ -165,7 +168,7 @@ package final class UpstreamConnection: ChannelInboundHandler, RemovableChannelH
             self.deliver(.end)
         } else if moved, self.receiver != nil {
             // The answer has moved (its head, or body bytes): the timeout runs again, once per read, from now.
-            self.setDeadline(.now() + self.timeout)
+            self.setDeadline(self.now + self.timeout)
         }
         // Bytes after the end of an answer, before the next request: the framing cannot be trusted any more.
         if bytes.readableBytes > 0 { self.close() }

@@ -30,7 +30,7 @@ struct RequestRecord {
     mutating func noteRequest(_ fields: HTTPFields, peer: String?, trustedProxies: [IPAddressRange], route: Route?) {
         self.client = ClientAddress.resolve(peer: peer, headers: fields, trustedProxies: trustedProxies)
         if fields[.transferEncoding] == nil { self.bytesIn = fields[.contentLength].map { Int($0) ?? 0 } ?? 0 }
-        self.upstream = route?.direct?.target.authority
+        self.upstream = route?.upstream?.target.authority
     }
 
     /// Notes the answer's body length, when known (nothing for HEAD).

@@ -68,7 +68,7 @@ public final class Route: Sendable {
     public let forwardsUpstream: Bool
     public let handler: RouteHandler
     /// How this route's requests are forwarded (upstream routes; nil for the others).
-    let direct: UpstreamRoute?
+    let upstream: UpstreamRoute?
     /// The App Check step, when App Check is on for this route.
     let appCheck: AppCheckStep?
 
@@ -78,13 +78,13 @@ public final class Route: Sendable {
     ) {
         self.init(
             name: name, path: path, methods: methods, auth: auth, rateLimit: rateLimit, maxBodyBytes: maxBodyBytes,
-            forwardsUpstream: forwardsUpstream, direct: nil, handler: handler
+            forwardsUpstream: forwardsUpstream, upstream: nil, handler: handler
         )
     }
 
     init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit?,
-        maxBodyBytes: Int?, forwardsUpstream: Bool, direct: UpstreamRoute?, appCheck: AppCheckStep? = nil, handler: @escaping RouteHandler
+        maxBodyBytes: Int?, forwardsUpstream: Bool, upstream: UpstreamRoute?, appCheck: AppCheckStep? = nil, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -94,7 +94,7 @@ public final class Route: Sendable {
         self.rateLimit = rateLimit
         self.maxBodyBytes = maxBodyBytes
         self.forwardsUpstream = forwardsUpstream
-        self.direct = direct
+        self.upstream = upstream
         self.appCheck = appCheck
         self.handler = handler
     }

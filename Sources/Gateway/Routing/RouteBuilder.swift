@@ -18,7 +18,7 @@ struct RouteBuilder {
         let handler: RouteHandler
         let methods: [HTTPRequest.Method]
         let forwardsUpstream: Bool
-        var direct: UpstreamRoute?
+        var upstreamRoute: UpstreamRoute?
         var maxBodyBytes = configuration.maxBodyBytes ?? self.limits.maxBodyBytes
         switch configuration.target {
         case .builtin(let builtin):
@@ -30,15 +30,15 @@ struct RouteBuilder {
             if FunctionRoutes.function(builtin) != nil { maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes) }
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteConfiguration.allMethods
-            direct = self.proxy.route(for: configuration, upstream: upstream)
-            // Requests go to `direct` (``ProxyExchange``); this handler answers those it cannot take.
+            upstreamRoute = self.proxy.route(for: configuration, upstream: upstream)
+            // Requests go to `upstreamRoute` (``ProxyExchange``); this handler answers those it cannot take.
             handler = { _, _ in throw GatewayError.upstreamUnreachable(reason: "tls_unavailable") }
             forwardsUpstream = true
         }
         return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: maxBodyBytes,
-            forwardsUpstream: forwardsUpstream, direct: direct, appCheck: self.appCheckStep(configuration), handler: handler
+            forwardsUpstream: forwardsUpstream, upstream: upstreamRoute, appCheck: self.appCheckStep(configuration), handler: handler
         )
     }
 

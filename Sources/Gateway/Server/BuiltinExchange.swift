@@ -11,7 +11,7 @@ protocol ConnectionExchange: AnyObject {
     func clientHalfClosed()
     /// The connection is gone: the answer has nowhere to go.
     func clientGone()
-    /// Part of the request's body, when it streams (after ``DirectAnswerSink/requestBodyWanted(_:)``).
+    /// Part of the request's body, when it streams (after ``AnswerSink/requestBodyWanted(_:)``).
     func requestBody(_ buffer: ByteBuffer)
     /// The request's body has ended.
     func requestBodyEnd()
@@ -31,17 +31,17 @@ enum RequestBodyFailure: Error {
     case tooLarge(limit: Int)
 }
 
-/// One request to a built-in route (the functions, media, `/v1/me`, health, OpenAPI, metrics) on the raw path: the
-/// same answer the async responder gives (``GatewayResponder/response(to:route:requestID:channel:peer:upstream:watcher:record:beforeHandler:)``,
+/// One request to a built-in route (the functions, media, `/v1/me`, health, OpenAPI, metrics), or one answered by the
+/// responder without an upstream: its answer (``GatewayResponder/response(to:route:requestID:channel:peer:upstream:watcher:record:)``,
 /// rules and errors included), made in a task on the connection's event loop and written to the connection's
-/// ``DirectAnswerSink``, with the socket's backpressure. The client leaving cancels the work (and a half-close
+/// ``AnswerSink``, with the socket's backpressure. The client leaving cancels the work (and a half-close
 /// cancels what watches for it, as an AI function does).
 final class BuiltinExchange: ConnectionExchange {
-    private let sink: any DirectAnswerSink
+    private let sink: any AnswerSink
     private let eventLoop: any EventLoop
     private let responder: GatewayResponder
-    private let request: DirectRequest
-    /// Tells the handler the client left, as the pipeline's watcher does on the async path.
+    private let request: EdgeRequest
+    /// Tells the handler when the client leaves (an AI function stops its work then).
     private let watcher = ClientCloseWatcher()
     private var task: Task<Void, Never>?
     /// A body write waiting for the socket to drain.
@@ -53,7 +53,7 @@ final class BuiltinExchange: ConnectionExchange {
     /// Where a streamed request body's parts go, read by the handler as ``RequestBody``.
     private var body: StreamedBody.Source?
 
-    init(sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest) {
+    init(sink: any AnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: EdgeRequest) {
         self.sink = sink
         self.eventLoop = eventLoop
         self.responder = responder
@@ -160,7 +160,7 @@ final class BuiltinExchange: ConnectionExchange {
         if HopByHopHeaders.listsClose(response.headers[.connection]) { self.request.closesConnection = true }
         self.status = Int(response.status.code)
         var fields = response.headers
-        self.responder.finishDirectFields(&fields, self.request)
+        self.responder.finishAnswerFields(&fields, self.request)
         self.sink.writeHead(HTTPResponse(status: response.status, headerFields: fields), for: self.request)
         return self.eventLoop.makeSucceededVoidFuture()
     }
@@ -194,7 +194,7 @@ final class BuiltinExchange: ConnectionExchange {
     private func finish(status: Int) {
         guard !self.finished else { return }
         self.finished = true
-        self.responder.directFinished(self.request, status: status, upstream: nil)
+        self.responder.finished(self.request, status: status, upstream: nil)
         self.sink.exchangeFinished(self)
     }
 }

@@ -8,11 +8,11 @@ import UpstreamClient
 ///
 /// ``ConnectionStateMachine`` keeps the connection's rules (timeouts, one request at a time, bodies, keep-alive,
 /// half-close, quiesce); this handler feeds it the channel's events and does what it says. Each request head goes to
-/// ``GatewayResponder/directStart(_:authorization:appCheck:body:streamed:channel:peer:)``, which refuses it at once,
+/// ``GatewayResponder/start(_:authorization:appCheck:body:streamed:channel:peer:)``, which refuses it at once,
 /// or starts its exchange: a ``ProxyExchange`` applies the rules (``RequestRules``) and forwards it, a
 /// ``BuiltinExchange`` runs its route's handler. The exchange writes the answer through this handler
-/// (``DirectAnswerSink``), asks for the request's body as it can take it, and says when it is finished.
-final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
+/// (``AnswerSink``), asks for the request's body as it can take it, and says when it is finished.
+final class ConnectionHandler: ChannelDuplexHandler, AnswerSink {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
@@ -156,8 +156,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
             // A head that cannot be read: answered as a request of its own, and the connection closes after it.
             let request = self.responder.unreadableRequest(peer: self.peer)
             self.responder.metrics.requestStarted()
-            self.responder.writeDirectError(error, for: request, to: self)
-            self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
+            self.responder.writeError(error, for: request, to: self)
+            self.responder.finished(request, status: Int(error.status.code), upstream: nil)
         case .body(let buffer):
             self.exchange?.requestBody(buffer)
         case .bodyEnd:
@@ -171,7 +171,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
 
     private func start(_ parsed: RequestHead, body: ByteBuffer?, streamed: Bool, context: ChannelHandlerContext) {
         if self.live.generation != self.generation { (self.responder, self.generation) = self.live.load().pair }
-        let start = self.responder.directStart(
+        let start = self.responder.start(
             parsed.request, authorization: parsed.authorization, appCheck: parsed.appCheck, body: body,
             streamed: streamed ? parsed.body : .none, closesConnection: parsed.closesConnection, channel: context.channel, peer: self.peer
         )
@@ -179,8 +179,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
         if !parsed.readsChunked { start.request.readsChunked = false }
         switch start {
         case .refuse(let request, let error):
-            self.responder.writeDirectError(error, for: request, to: self)
-            self.responder.directFinished(request, status: Int(error.status.code), upstream: nil)
+            self.responder.writeError(error, for: request, to: self)
+            self.responder.finished(request, status: Int(error.status.code), upstream: nil)
             if self.machine.requestFinished(now: self.now) { context.close(promise: nil) }
         case .forward(let request, let route, let upstreamHead):
             let exchange = ProxyExchange(sink: self, eventLoop: context.eventLoop, responder: self.responder, request: request, route: route)
@@ -202,11 +202,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
         }
     }
 
-    // MARK: DirectAnswerSink: the answer, framed as HTTP/1.1, goes straight to the socket.
+    // MARK: AnswerSink: the answer, framed as HTTP/1.1, goes straight to the socket.
 
     var isWritable: Bool { self.context?.channel.isWritable ?? false }
 
-    func writeHead(_ response: HTTPResponse, for request: DirectRequest) {
+    func writeHead(_ response: HTTPResponse, for request: EdgeRequest) {
         guard let context else { return }
         let mayHaveBody = Self.mayHaveBody(response.status)
         var head = context.channel.allocator.buffer(capacity: 512)
@@ -227,20 +227,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
     }
 
     /// The upstream's end-to-end field lines are copied as they came, then the gateway's fields are written after them.
-    func writeUpstreamHead(_ upstream: UpstreamHead, for request: DirectRequest, responder: GatewayResponder) {
+    func writeUpstreamHead(_ upstream: UpstreamHead, for request: EdgeRequest, responder: GatewayResponder) {
         guard let context else { return }
         let mayHaveBody = Self.mayHaveBody(upstream.status)
         var head = context.channel.allocator.buffer(capacity: 512 + upstream.lines.readableBytes)
         HeadBytes.writeStatusLine(upstream.status, into: &head)
         _ = self.closesForBody(request)
         let written = upstream.writeEndToEndFields(into: &head, omitting: GatewayResponder.requestIDHeader, withoutBody: !mayHaveBody)
-        responder.appendDirectFields(to: &head, for: request, answerHasDate: written.date)
+        responder.appendAnswerFields(to: &head, for: request, answerHasDate: written.date)
         self.endHead(&head, mayHaveBody: mayHaveBody, hasLength: written.contentLength, for: request, context: context)
     }
 
     /// An answer that starts before its request's body has been read to the end closes the connection after it
     /// (the rest of the body is not read); true when it must now say so, which it has not yet.
-    private func closesForBody(_ request: DirectRequest) -> Bool {
+    private func closesForBody(_ request: EdgeRequest) -> Bool {
         guard self.machine.answerStarts(), !request.closesConnection else { return false }
         request.closesConnection = true
         return true
@@ -251,7 +251,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
     }
 
     /// Frames the answer (`Content-Length` if given, else chunked), ends the head and writes it.
-    private func endHead(_ head: inout ByteBuffer, mayHaveBody: Bool, hasLength: Bool, for request: DirectRequest, context: ChannelHandlerContext) {
+    private func endHead(_ head: inout ByteBuffer, mayHaveBody: Bool, hasLength: Bool, for request: EdgeRequest, context: ChannelHandlerContext) {
         var chunked = mayHaveBody && !hasLength
         if chunked, !request.readsChunked, request.method != .head {
             // An HTTP/1.0 client: the body runs until the close.
@@ -319,7 +319,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DirectAnswerSink {
         context.flush()
     }
 
-    func writeEnd(for request: DirectRequest) {
+    func writeEnd(for request: EdgeRequest) {
         guard let context else { return }
         if self.answerChunked {
             if self.heldHead != nil {

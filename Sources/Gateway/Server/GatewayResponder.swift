@@ -8,8 +8,7 @@ import NIOCore
 /// Turns each request into a response: request id, route, method, body limit, the rules (``RequestRules``: identity,
 /// rate limit), handler, and every error rendered as JSON in one place. Nothing a client sends produces a 500 or a crash.
 /// Each answered request is counted in the metrics and written to the access log.
-/// A class: every connection holds it, and the direct path reaches it on every request (one reference, not a
-/// copy of each field).
+/// A class: every connection holds it and reaches it on every request (one reference, not a copy of each field).
 final class GatewayResponder: Sendable {
     let routes: RouteTable
     /// Identity and rate limit, for every request.

@@ -11,7 +11,7 @@ import UpstreamClient
 /// new connection when a pooled one turns out closed and the request is idempotent
 /// (``UpstreamRoute/retriesOnStaleConnection(_:)``); a failure or a stall in the body closes the client's connection
 /// (the answer is truncated); the client going away closes the upstream connection. The answer goes to a
-/// ``DirectAnswerSink``.
+/// ``AnswerSink``.
 final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
     private enum State {
         /// Rules that need I/O are being applied (``GatewayResponder/decide(_:)``).
@@ -22,10 +22,10 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
         case done
     }
 
-    private let sink: any DirectAnswerSink
+    private let sink: any AnswerSink
     private let eventLoop: any EventLoop
     private let responder: GatewayResponder
-    private let request: DirectRequest
+    private let request: EdgeRequest
     private let route: UpstreamRoute
     /// Set once every rule has passed.
     private var head: UpstreamRequestHead?
@@ -53,7 +53,7 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
     }
 
     init(
-        sink: any DirectAnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: DirectRequest, route: UpstreamRoute
+        sink: any AnswerSink, eventLoop: any EventLoop, responder: GatewayResponder, request: EdgeRequest, route: UpstreamRoute
     ) {
         self.sink = sink
         self.eventLoop = eventLoop
@@ -100,7 +100,7 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
         case .forward(_, _, let head):
             self.begin(head)
         case .refuse(_, let error):
-            self.responder.writeDirectError(error, for: self.request, to: self.sink)
+            self.responder.writeError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
         case .handle, .decide:
             preconditionFailure("resume either forwards or refuses")
@@ -177,7 +177,7 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
         switch self.state {
         case .deciding, .connecting, .waitingForHead:
             let error = failure.error
-            self.responder.writeDirectError(error, for: self.request, to: self.sink)
+            self.responder.writeError(error, for: self.request, to: self.sink)
             self.finish(status: Int(error.status.code))
         case .streaming(let status):
             self.sink.closeConnection()
@@ -285,7 +285,7 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
 
     private func fail(_ failure: UpstreamRoute.Failure) {
         let error = self.route.answer(failure, requestID: self.request.requestID)
-        self.responder.writeDirectError(error, for: self.request, to: self.sink)
+        self.responder.writeError(error, for: self.request, to: self.sink)
         self.finish(status: Int(error.status.code))
     }
 
@@ -294,7 +294,7 @@ final class ProxyExchange: UpstreamReceiver, ConnectionExchange {
         if case .done = self.state { return }
         self.state = .done
         self.connection = nil
-        self.responder.directFinished(self.request, status: status, upstream: self.timing)
+        self.responder.finished(self.request, status: status, upstream: self.timing)
         self.sink.exchangeFinished(self)
     }
 }

@@ -7,10 +7,10 @@ import NIOCore
 import NIOHTTPTypes
 import UpstreamClient
 
-/// One request on the direct path: what its answer, the metrics and the access log need. A class: it is handed
-/// from the rules to the exchange, the answer's writer and the access log, and a struct of nine references was
-/// retained field by field at each step. Confined to the connection's event loop, like its handler.
-final class DirectRequest {
+/// One request under way on a connection: what its answer, the metrics and the access log need. A class: it is
+/// handed from the rules to the exchange, the answer's writer and the access log (one reference, not a struct of nine
+/// retained field by field). Confined to the connection's event loop, like its handler.
+final class EdgeRequest {
     let start: ContinuousClock.Instant
     let requestID: String
     let method: HTTPRequest.Method
@@ -36,29 +36,29 @@ final class DirectRequest {
     }
 }
 
-/// What the direct path does with a request head.
-enum DirectStart {
+/// What the connection does with a request head (``GatewayResponder/start(_:authorization:appCheck:body:streamed:closesConnection:channel:peer:)``).
+enum RequestStart {
     /// Refused before any upstream work (authentication or rate limit), counted and recorded.
-    case refuse(DirectRequest, GatewayError)
+    case refuse(EdgeRequest, GatewayError)
     /// To be forwarded with this upstream head.
-    case forward(DirectRequest, UpstreamRoute, UpstreamRequestHead)
+    case forward(EdgeRequest, UpstreamRoute, UpstreamRequestHead)
     /// For a built-in route's handler (``BuiltinExchange``), which applies the rules itself.
-    case handle(DirectRequest, Route)
+    case handle(EdgeRequest, Route)
     /// The rest of the rules need I/O (a certificate refetch, a Redis limit): the exchange waits for
     /// ``GatewayResponder/decide(_:)`` on the connection's event loop, then goes on with ``GatewayResponder/resume(_:_:_:allocator:)``.
-    case decide(DirectRequest, PendingDecision)
+    case decide(EdgeRequest, PendingDecision)
 }
 
-extension DirectStart {
+extension RequestStart {
     /// The request this start is for.
-    var request: DirectRequest {
+    var request: EdgeRequest {
         switch self {
         case .refuse(let request, _), .forward(let request, _, _), .handle(let request, _), .decide(let request, _): request
         }
     }
 }
 
-/// A request whose rules wait on I/O: what `directStart` had worked out, to finish them with.
+/// A request whose rules wait on I/O: what `start` had worked out, to finish them with.
 struct PendingDecision: Sendable {
     let head: HTTPRequest
     let upstream: UpstreamRoute
@@ -85,34 +85,33 @@ extension PendingDecision {
     }
 }
 
-/// The raw path's half of the responder (``RawPathHandler`` drives it), for a request whose body, if any, came whole
-/// with its head: a method its route does not take is a 405; a built-in route's request goes to its handler
-/// (``BuiltinExchange``); an upstream route's gets the rules (``RequestRules``) — those that need no I/O at once, a
-/// certificate refetch or a Redis limit suspending the request (``DirectStart/decide(_:_:)``) to resume it on the
-/// same connection — and is forwarded. Any other request is handed on before anything is counted, so each request
-/// goes through exactly one of the paths.
+/// The responder's side of a connection (``ConnectionHandler`` drives it): a request without a route is a 404, a
+/// method its route does not take a 405; a built-in route's request goes to its handler (``BuiltinExchange``); an
+/// upstream route's gets the rules (``RequestRules``) — those that need no I/O at once, a certificate refetch or a
+/// Redis limit suspending the request (``RequestStart/decide(_:_:)``) to resume it on the same connection — and is
+/// forwarded (``ProxyExchange``).
 extension GatewayResponder {
     /// - Parameters:
-    ///   - authorization: the `Authorization` value when the raw path kept it apart from `head`'s fields
-    ///     (``RawRequestHead``); nil when it is among them, or absent.
-    ///   - body: the request's body when the raw path read it whole with the head (its `Content-Length` is in
-    ///     `head`); nil for a request that declares none, or whose body streams.
+    ///   - authorization: the `Authorization` value, kept apart from `head`'s fields by ``RawRequestHead``.
+    ///   - body: the request's body when it came whole with the head (its `Content-Length` is in `head`); nil for a
+    ///     request that declares none, or whose body streams.
     ///   - streamed: the framing of a body that streams after the head.
     ///   - peer: the connection's peer address as text, worked out once per connection by its handler.
-    ///   - appCheck: the `X-Firebase-AppCheck` value when the raw path kept it apart, as `authorization`.
-    func directStart(
+    ///   - appCheck: the `X-Firebase-AppCheck` value, kept apart as `authorization`.
+    ///   - closesConnection: the connection closes after the answer (``RequestHead/closesConnection``).
+    func start(
         _ head: HTTPRequest, authorization: String? = nil, appCheck: String? = nil, body: ByteBuffer? = nil,
         streamed: RequestBodyFraming = .none, closesConnection: Bool, channel: any Channel, peer: String?
-    ) -> DirectStart {
+    ) -> RequestStart {
         let uri = URI(head.path ?? "")
         let route = self.routes.route(for: uri.path)
-        let request = self.directRequest(head, path: uri.path, route: route, closesConnection: closesConnection, peer: peer)
+        let request = self.edgeRequest(head, path: uri.path, route: route, closesConnection: closesConnection, peer: peer)
         guard let route else { return .refuse(request, .notFound()) }
         // A method the route does not take: 405 on any route, before authentication.
         guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }
         // A built-in route's request, and an OPTIONS the gateway answers itself (`Max-Forwards: 0`): the handler's
         // exchange applies the rules.
-        guard route.forwardsUpstream, let upstream = route.direct, !MaxForwards.endsHere(head) else { return .handle(request, route) }
+        guard route.forwardsUpstream, let upstream = route.upstream, !MaxForwards.endsHere(head) else { return .handle(request, route) }
         guard let target = upstream.target.path(path: uri.path, query: uri.query) else { return .refuse(request, .dotSegmentInPath()) }
         if let body, body.readableBytes > upstream.maxBodyBytes {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))
@@ -137,7 +136,7 @@ extension GatewayResponder {
         }
     }
 
-    /// The rules `directStart` left for I/O, in a task.
+    /// The rules `start` left for I/O, in a task.
     func decide(_ pending: PendingDecision) async -> Decision {
         var progress = pending.rules
         let refusal = await self.rules.decide(&progress)
@@ -161,7 +160,7 @@ extension GatewayResponder {
     }
 
     /// Applies a ``Decision`` to its request, on the connection's event loop: the upstream head, or the refusal.
-    func resume(_ request: DirectRequest, _ pending: PendingDecision, _ decision: Decision, allocator: ByteBufferAllocator) -> DirectStart {
+    func resume(_ request: EdgeRequest, _ pending: PendingDecision, _ decision: Decision, allocator: ByteBufferAllocator) -> RequestStart {
         decision.rules.note(into: &request.record)
         request.limit = decision.rules.limit
         if let refusal = decision.refusal { return .refuse(request, refusal) }
@@ -169,7 +168,7 @@ extension GatewayResponder {
     }
 
     /// The upstream request's head (and body), once every rule has passed.
-    private func forward(_ request: DirectRequest, _ pending: PendingDecision, allocator: ByteBufferAllocator) -> DirectStart {
+    private func forward(_ request: EdgeRequest, _ pending: PendingDecision, allocator: ByteBufferAllocator) -> RequestStart {
         let upstream = pending.upstream
         var upstreamHead = UpstreamRequestHead(
             method: pending.head.method, path: pending.target, authority: upstream.target.authority, allocator: allocator
@@ -190,24 +189,23 @@ extension GatewayResponder {
         return .forward(request, upstream, upstreamHead)
     }
 
-    /// A request the direct path answers, from its arrival on (made only once the path has taken it: a request handed
-    /// on gets its id, and its clock, from the async responder).
-    private func directRequest(_ head: HTTPRequest, path: String, route: Route?, closesConnection: Bool, peer: String?) -> DirectRequest {
+    /// A request read from a connection, from its arrival on.
+    private func edgeRequest(_ head: HTTPRequest, path: String, route: Route?, closesConnection: Bool, peer: String?) -> EdgeRequest {
         var record = RequestRecord()
         if let route { record.route = route.name }
         // The access log's fields: worked out only when there is one to write.
         if self.accessLog != nil { record.noteRequest(head.headerFields, peer: peer, trustedProxies: self.trustedProxies, route: route) }
-        return DirectRequest(
+        return EdgeRequest(
             start: .now, requestID: self.requestID(head.headerFields), method: head.method, path: path,
             closesConnection: closesConnection, record: record
         )
     }
 
     /// A request whose head could not be read, answered as one (a new request id, no route, method `-`).
-    func unreadableRequest(peer: String?) -> DirectRequest {
+    func unreadableRequest(peer: String?) -> EdgeRequest {
         var record = RequestRecord()
         if self.accessLog != nil { record.noteRequest(HTTPFields(), peer: peer, trustedProxies: self.trustedProxies, route: nil) }
-        return DirectRequest(
+        return EdgeRequest(
             start: .now, requestID: self.requestIDs.next(), method: Self.unknownMethod, path: "-", closesConnection: true, record: record
         )
     }
@@ -218,23 +216,23 @@ extension GatewayResponder {
     /// place: the rate limit's fields, the request id, the date unless the answer has its own (an upstream's `Date` is
     /// kept: it is when the answer was made, RFC 9110 §6.6.1), and `Connection: close` when the connection closes after
     /// it. The answer's own fields hold no `X-Request-ID` and no `Connection`.
-    func appendDirectFields(to output: inout some FieldOutput, for request: DirectRequest, answerHasDate: Bool) {
+    func appendAnswerFields(to output: inout some FieldOutput, for request: EdgeRequest, answerHasDate: Bool) {
         request.limit?.write(into: &output)
         output.append(Self.requestIDHeader, request.requestID)
         if !answerHasDate { output.append(.date, self.dates.value(now: self.now())) }
         if request.closesConnection { output.append(.connection, "close") }
     }
 
-    /// ``appendDirectFields(to:for:answerHasDate:)`` for an answer as `HTTPFields`, in place of any `X-Request-ID` or
+    /// ``appendAnswerFields(to:for:answerHasDate:)`` for an answer as `HTTPFields`, in place of any `X-Request-ID` or
     /// `Connection` they hold.
-    func finishDirectFields(_ fields: inout HTTPFields, _ request: DirectRequest) {
+    func finishAnswerFields(_ fields: inout HTTPFields, _ request: EdgeRequest) {
         fields[Self.requestIDHeader] = nil
         if request.closesConnection { fields[.connection] = nil }
-        self.appendDirectFields(to: &fields, for: request, answerHasDate: fields.contains(.date))
+        self.appendAnswerFields(to: &fields, for: request, answerHasDate: fields.contains(.date))
     }
 
     /// Writes an error answer as JSON (headers only for HEAD), flushed.
-    func writeDirectError(_ error: GatewayError, for request: DirectRequest, to sink: any DirectAnswerSink) {
+    func writeError(_ error: GatewayError, for request: EdgeRequest, to sink: any AnswerSink) {
         request.record.errorReason = error.reason
         // A refusal that ends the connection (a request whose framing cannot be trusted) says so, and closes it.
         if HopByHopHeaders.listsClose(error.headers[.connection]) { request.closesConnection = true }
@@ -244,14 +242,14 @@ extension GatewayResponder {
         let json = ErrorResponse.json(error, requestID: request.requestID, now: self.now())
         var fields = ErrorResponse.fields(error)
         fields[.contentLength] = String(json.utf8.count)
-        self.finishDirectFields(&fields, request)
+        self.finishAnswerFields(&fields, request)
         sink.writeHead(HTTPResponse(status: error.status, headerFields: fields), for: request)
         if request.method != .head { sink.writeBody(ByteBuffer(string: json)) }
         sink.writeEnd(for: request)
     }
 
     /// Counts and logs a finished direct request.
-    func directFinished(_ request: DirectRequest, status: Int, upstream: UpstreamTiming?) {
+    func finished(_ request: EdgeRequest, status: Int, upstream: UpstreamTiming?) {
         self.answered(
             requestID: request.requestID, method: request.method, path: request.path, status: status, since: request.start,
             record: request.record, upstream: upstream
