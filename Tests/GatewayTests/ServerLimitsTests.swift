@@ -9,6 +9,14 @@ import Synchronization
 import Testing
 import TestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(CNIOLinux)
+// Socket constants are defined by whichever C module included them first: NIO's, once any file of the target imports NIO.
+import CNIOLinux
+#endif
+
 /// The listener's limits: header size and count (431), declared bodies over a route's limit (413, unread),
 /// unreadable requests (JSON 400), and slow clients cut off.
 @Suite("Server limits")

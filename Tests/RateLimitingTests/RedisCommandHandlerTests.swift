@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+import TestSupport
 
 @testable import RateLimiting
 
@@ -122,7 +123,7 @@ struct RedisCommandHandlerTests {
             "*2\r\n$4\r\na\r\nb\r\n+OK\r\n", "*17\r\n" + String(repeating: ":1\r\n", count: 17),
         ]
         let alphabet = Array("*$:+-0159\r\nab".utf8)
-        var generator = SplitMix(state: 20)  // seeded: a failure replays
+        var generator = SplitMix64(seed: 20)  // seeded: a failure replays
         for reply in replies {
             let bytes = Array(reply.utf8)
             var cases = (0...bytes.count).map { Array(bytes.prefix($0)) }
@@ -156,19 +157,6 @@ struct RedisCommandHandlerTests {
         var buffer = ByteBuffer()
         buffer.writeRESPDecimal(value)
         #expect(String(buffer: buffer) == String(value))
-    }
-}
-
-/// SplitMix64: a seeded generator, so a failing random case comes back on the next run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

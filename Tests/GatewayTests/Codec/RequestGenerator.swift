@@ -1,4 +1,5 @@
 /// Generates HTTP/1.x requests for the differential fuzz, valid and invalid mixed: each part of a message (method,
+import TestSupport
 /// target, version, line ends, fields, framing, body) is usually well formed and sometimes broken in one of the ways
 /// parsers are known to read differently.
 struct RequestGenerator {

@@ -1,4 +1,5 @@
 /// Generates upstream answers for the differential fuzz, valid and invalid mixed, each with the method of the request
+import TestSupport
 /// it answers: status lines (1xx before a final answer, 101, 204, 304, codes out of range, odd reason phrases), fields,
 /// and every framing (`Content-Length`, chunked, delimited by the close, none for HEAD, 204 and 304).
 struct ResponseGenerator {

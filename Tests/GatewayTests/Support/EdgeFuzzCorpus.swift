@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// One generated exchange: the bytes sent on a fresh connection and what the answers may be.
 struct FuzzCase: Sendable {
