@@ -8,8 +8,8 @@ import UpstreamClient
 ///
 /// ``ConnectionStateMachine`` keeps the connection's rules (timeouts, one request at a time, bodies, keep-alive,
 /// half-close, quiesce); this handler feeds it the channel's events and does what it says. Each request head goes to
-/// ``GatewayResponder/start(_:authorization:appCheck:body:streamed:channel:peer:)``, which refuses it at once,
-/// or starts its exchange: a ``ProxyExchange`` applies the rules (``RequestRules``) and forwards it, a
+/// ``GatewayResponder/start(_:authorization:appCheck:body:streamed:closesConnection:channel:peer:)``, which refuses it at
+/// once or starts its exchange: a ``ProxyExchange`` applies the rules (``RequestRules``) and forwards it, a
 /// ``BuiltinExchange`` runs its route's handler. The exchange writes the answer through this handler
 /// (``AnswerSink``), asks for the request's body as it can take it, and says when it is finished.
 final class ConnectionHandler: ChannelDuplexHandler, AnswerSink {
