@@ -4,6 +4,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CNIOLinux)
+// Socket constants and types are defined by whichever C module included their headers first: NIO's here.
+import CNIOLinux
+#endif
 @testable import Gateway
 @testable import GatewayConfig
 import IDTokens

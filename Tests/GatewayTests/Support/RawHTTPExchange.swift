@@ -3,6 +3,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CNIOLinux)
+// Socket constants and types are defined by whichever C module included their headers first: NIO's here.
+import CNIOLinux
+#endif
 
 /// One raw-socket exchange that reads the answers as HTTP/1.1 responses (status line, fields, a body framed by
 /// `Content-Length`, `chunked` or the close), so a kept-alive connection need not be waited out: it ends once the
