@@ -53,6 +53,24 @@ enum CodecFuzz {
         return (index, messages)
     }
 
+    /// Runs the cases of `shard` as ``run(shard:messagesOf:check:)`` does, on a thread of its own (seconds of CPU with
+    /// no suspension, kept off the cooperative pool the other tests' gateways and servers run on). `check` counts what
+    /// it saw in the tally and returns a failure's description; the first five failures are kept.
+    static func runOffPool<Tally: Sendable>(
+        shard: Int, messagesOf: @escaping @Sendable (UInt64) -> Int, tally: Tally,
+        check: @escaping @Sendable (UInt64, inout Tally) -> String?
+    ) async throws -> (run: (cases: Int, messages: Int), tally: Tally, failures: [String]) {
+        try await offCooperativePool {
+            var tally = tally
+            var failures: [String] = []
+            let run = Self.run(shard: shard, messagesOf: messagesOf) { seed in
+                guard failures.count < 5, let failure = check(seed, &tally) else { return }
+                failures.append(failure)
+            }
+            return (run, tally, failures)
+        }
+    }
+
     /// Bytes as a Swift string literal's contents: printable ASCII as is, `\r`, `\n`, `\t`, `\\`, `"`, and `\u{XX}`
     /// for every other byte.
     static func escaped(_ bytes: [UInt8], limit: Int = 4096) -> String {

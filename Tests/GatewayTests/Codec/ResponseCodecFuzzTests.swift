@@ -378,17 +378,9 @@ struct ResponseCodecFuzzTests {
 
     @Test("the gateway reads upstream answers as SwiftNIO reads them", arguments: CodecFuzz.shards)
     func differential(shard: Int) async throws {
-        // Seconds of CPU with no suspension: on a thread of its own, not on the cooperative pool (one thread per
-        // core) that the other tests' gateways and servers run on.
-        let (run, tally, failures) = try await offCooperativePool {
-            var tally = Tally()
-            var failures: [String] = []
-            let run = CodecFuzz.run(shard: shard, messagesOf: ResponseGenerator.messageCount(seed:)) { seed in
-                guard failures.count < 5, let failure = Self.check(seed: seed, tally: &tally) else { return }
-                failures.append(failure)
-            }
-            return (run, tally, failures)
-        }
+        let (run, tally, failures) = try await CodecFuzz.runOffPool(
+            shard: shard, messagesOf: ResponseGenerator.messageCount(seed:), tally: Tally(), check: Self.check(seed:tally:)
+        )
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
         print("response codec fuzz, shard \(shard): \(run.cases) cases, \(run.messages) messages, \(tally.read) read, excluded \(tally.excluded)")
         if CodecFuzz.replay == nil { #expect(tally.read * 3 > run.messages) }
