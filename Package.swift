@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
     ],
     targets: [
         // MARK: C libraries, each wrapped once
@@ -136,6 +137,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Generations that outlive their connection: idempotency records (the key, the fingerprint, the kept answer)
+        /// and jobs, each in memory or shared through Redis (Streams and a consumer group for the jobs).
+        .target(
+            name: "Generations",
+            dependencies: [
+                "IDTokens",
+                "RateLimiting",
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// The gateway's configuration: the YAML file, the environment, their validation and the reference table.
         .target(
             name: "GatewayConfig",
@@ -180,6 +195,7 @@ let package = Package(
                 "GatewayConfig",
                 "HTTPWire",
                 "UpstreamClient",
+                "Generations",
                 "IDTokens",
                 "GoogleAuth",
                 "Revocation",
@@ -287,6 +303,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GenerationsTests",
+            dependencies: [
+                "Generations", "RateLimiting", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "UpstreamClientTests",
             dependencies: [
                 "UpstreamClient", "HTTPWire", "IDTokens", "TestSupport",
@@ -316,7 +341,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayConfig", "HTTPWire", "UpstreamClient", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
+                "Gateway", "GatewayConfig", "Generations", "HTTPWire", "UpstreamClient", "IDTokens", "CurlHTTP", "TestSupport", "RateLimiting", "OpenAI", "StoryFunctions", "MockOpenAI",
                 "GoogleAuth", "Revocation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
