@@ -33,7 +33,7 @@ public struct IdempotencyKey: Sendable, Hashable {
         } catch {
             throw .notAString
         }
-        guard case .string(let text) = item.bareItem else { throw .notAString }
+        guard case .string(let text) = item.rfc9651BareItem else { throw .notAString }
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength else { throw .badLength }
         self.value = text
     }
