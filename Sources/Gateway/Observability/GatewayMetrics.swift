@@ -15,6 +15,8 @@ public final class GatewayMetrics: Sendable {
     let inFlight: Prometheus.Gauge
     /// App Check verdicts by route, mode and outcome.
     let appCheck: AppCheckMetrics
+    /// Idempotency outcomes and jobs.
+    let generations: GenerationMetrics
     private let requests: LabeledFamily<RequestKey, Prometheus.Counter>
     private let latency: LabeledFamily<String, DurationHistogram>
     private let upstreamLatency: LabeledFamily<String, DurationHistogram>
@@ -40,6 +42,7 @@ public final class GatewayMetrics: Sendable {
             labels: [("version", build.version), ("commit", build.commit ?? "unknown")]
         ).set(to: 1)
         self.appCheck = AppCheckMetrics(registry: registry)
+        self.generations = GenerationMetrics(registry: registry)
         self.inFlight = registry.makeGauge(
             descriptor: Self.descriptor("storygate_http_requests_in_flight", "Requests being answered now.")
         )

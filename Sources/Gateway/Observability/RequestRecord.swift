@@ -17,6 +17,8 @@ struct RequestRecord {
     var appCheck: String?
     /// Why the request was refused, when it was (an error's reason label).
     var errorReason: String?
+    /// What the Idempotency-Key did: started, replayed, joined, in_flight, reused, unguarded.
+    var idempotency: String?
     /// The client's address after `TRUSTED_PROXIES` (``ClientAddress``).
     var client: String?
     /// The request body's bytes as declared (`Content-Length`, 0 without a body); nil for a chunked body.
@@ -112,6 +114,7 @@ struct AccessLog: Sendable {
         if let uid = record.uid { metadata["uid_hash"] = .string(UserHash.logIdentifier(uid)) }
         if let appCheck = record.appCheck { metadata["app_check"] = .string(appCheck) }
         if let reason = record.errorReason { metadata["error"] = .string(reason) }
+        if let idempotency = record.idempotency { metadata["idempotency"] = .string(idempotency) }
         if let client = record.client { metadata["client"] = .string(client) }
         if let bytes = record.bytesIn { metadata["bytes_in"] = .stringConvertible(bytes) }
         if let bytes = record.bytesOut { metadata["bytes_out"] = .stringConvertible(bytes) }
@@ -148,6 +151,10 @@ struct AccessLog: Sendable {
         if let reason = record.errorReason {
             line += ",\"error\":"
             JSONWriter.appendQuoted(reason, to: &line)
+        }
+        if let idempotency = record.idempotency {
+            line += ",\"idempotency\":"
+            JSONWriter.appendQuoted(idempotency, to: &line)
         }
         line += ",\"latency_ms\":"
         line += JSONWriter.number(Self.milliseconds(latency))

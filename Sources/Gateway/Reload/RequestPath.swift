@@ -1,5 +1,6 @@
 import CurlHTTP
 import GatewayConfig
+import Generations
 import IDTokens
 import Logging
 import OpenAI
@@ -34,6 +35,9 @@ struct RequestPathBuilder: Sendable {
     /// The proxy the ServiceGroup runs: every rebuilt one shares its pools.
     let proxy: UpstreamProxy
     let extraRoutes: [Route]
+    /// The idempotency records, jobs and runs, which outlive a reload.
+    let generations: GenerationStores
+    let runningJobs: RunningJobs
     let metrics: GatewayMetrics
     let accessLogOutput: AccessLogOutput
     let logger: Logger
@@ -68,7 +72,8 @@ struct RequestPathBuilder: Sendable {
         )
         // The admin route exists only with both an admin secret and the revocation check.
         let adminRoutes = self.revocation.flatMap { revocation in configuration.adminToken.map { [revocation.adminRoute(token: $0)] } } ?? []
-        let routes = RouteTable(configuration.routes.map(builder.route) + adminRoutes + self.extraRoutes)
+        let jobRoutes = JobRoutes.routes(stores: self.generations, running: self.runningJobs)
+        let routes = RouteTable(configuration.routes.map(builder.route) + adminRoutes + jobRoutes + self.extraRoutes)
         for route in routes.routes {
             guard let rule = route.rateLimit else { continue }
             guard rateLimiter.limits[rule.name] != nil else {
@@ -82,7 +87,11 @@ struct RequestPathBuilder: Sendable {
         if case .jsonStandardError(let label, _) = output { output = .jsonStandardError(label: label, level: configuration.logLevel) }
         let responder = GatewayResponder(
             routes: routes, authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies,
-            metrics: self.metrics, accessLog: configuration.accessLog ? AccessLog(output: output) : nil, logger: self.logger
+            metrics: self.metrics, accessLog: configuration.accessLog ? AccessLog(output: output) : nil, logger: self.logger,
+            functionCalls: FunctionCalls(
+                service: functions, stores: self.generations, idempotency: configuration.idempotency, jobs: configuration.jobs,
+                rateLimiter: rateLimiter, logger: self.logger
+            )
         )
         return RequestPath(
             configuration: configuration, responder: responder, authenticator: authenticator, rateLimiter: rateLimiter, proxy: proxy,

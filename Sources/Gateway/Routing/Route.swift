@@ -71,6 +71,8 @@ public final class Route: Sendable {
     let upstream: UpstreamRoute?
     /// The App Check step, when App Check is on for this route.
     let appCheck: AppCheckStep?
+    /// The function a function route calls (``FunctionCalls`` answers it; nil for the other routes).
+    let function: FunctionRoute?
 
     public convenience init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
@@ -84,7 +86,8 @@ public final class Route: Sendable {
 
     init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit?,
-        maxBodyBytes: Int?, forwardsUpstream: Bool, upstream: UpstreamRoute?, appCheck: AppCheckStep? = nil, handler: @escaping RouteHandler
+        maxBodyBytes: Int?, forwardsUpstream: Bool, upstream: UpstreamRoute?, appCheck: AppCheckStep? = nil, function: FunctionRoute? = nil,
+        handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -96,6 +99,7 @@ public final class Route: Sendable {
         self.forwardsUpstream = forwardsUpstream
         self.upstream = upstream
         self.appCheck = appCheck
+        self.function = function
         self.handler = handler
     }
 

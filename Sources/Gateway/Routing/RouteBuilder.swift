@@ -19,6 +19,7 @@ struct RouteBuilder {
         let methods: [HTTPRequest.Method]
         let forwardsUpstream: Bool
         var upstreamRoute: UpstreamRoute?
+        var function: FunctionRoute?
         var maxBodyBytes = configuration.maxBodyBytes ?? self.limits.maxBodyBytes
         switch configuration.target {
         case .builtin(let builtin):
@@ -27,7 +28,10 @@ struct RouteBuilder {
             forwardsUpstream = false
             // A function reads no more than its own limit whatever the route allows: a larger declared body is
             // refused before anything is read (and before `100 Continue`), not after.
-            if FunctionRoutes.function(builtin) != nil { maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes) }
+            if let call = FunctionRoutes.function(builtin) {
+                maxBodyBytes = min(maxBodyBytes, StoryFunctionsService.maximumBodyBytes)
+                function = FunctionRoute(handler: builtin, call: call, idempotency: configuration.idempotencyMode)
+            }
         case .upstream(let upstream):
             methods = configuration.methods ?? RouteConfiguration.allMethods
             upstreamRoute = self.proxy.route(for: configuration, upstream: upstream)
@@ -38,16 +42,16 @@ struct RouteBuilder {
         return Route(
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: maxBodyBytes,
-            forwardsUpstream: forwardsUpstream, upstream: upstreamRoute, appCheck: self.appCheckStep(configuration), handler: handler
+            forwardsUpstream: forwardsUpstream, upstream: upstreamRoute, appCheck: self.appCheckStep(configuration), function: function,
+            handler: handler
         )
     }
 
     private func handler(_ builtin: BuiltinHandler, path: Route.PathMatch) -> RouteHandler {
         switch builtin {
         case .storyGeneration, .extractScenes, .audioSynthesis, .avatarGeneration, .sceneIllustration:
-            // `function` is non-nil for exactly these five.
-            guard let function = FunctionRoutes.function(builtin) else { return { _, _ in throw GatewayError.internalError() } }
-            return FunctionRoutes.handler(function, service: self.functions)
+            // The route's ``FunctionRoute`` is answered by ``FunctionCalls``, not by a handler.
+            return { _, _ in throw GatewayError.internalError() }
         case .media:
             let prefix: String
             switch path {

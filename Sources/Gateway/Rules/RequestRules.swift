@@ -71,7 +71,7 @@ struct RequestRules: Sendable {
                 if let refusal = verdict.refusal { return .refused(refusal) }
                 progress.step = .rateLimit
             case .rateLimit:
-                guard let rule = progress.route.rateLimit, let identity = progress.identity else {
+                guard !progress.defersRateLimit, let rule = progress.route.rateLimit, let identity = progress.identity else {
                     progress.step = .done
                     continue
                 }
@@ -133,7 +133,7 @@ struct RequestRules: Sendable {
             if let refusal = verdict.refusal { return .refused(refusal) }
             progress.step = .rateLimit
         case .rateLimit:
-            guard let rule = progress.route.rateLimit, let identity = progress.identity else { break }
+            guard !progress.defersRateLimit, let rule = progress.route.rateLimit, let identity = progress.identity else { break }
             var outcome = ""
             defer { progress.limitOutcome = outcome }
             do {
@@ -154,7 +154,8 @@ struct RequestRules: Sendable {
     func finishOnLoop(
         _ progress: RuleProgress, on eventLoop: any EventLoop, then complete: @escaping (RuleProgress, RuleVerdict) -> Void
     ) -> Bool {
-        guard case .rateLimit = progress.step, let rule = progress.route.rateLimit, let identity = progress.identity else { return false }
+        guard case .rateLimit = progress.step, !progress.defersRateLimit, let rule = progress.route.rateLimit, let identity = progress.identity
+        else { return false }
         self.rateLimiter.answer(rule, key: identity.uid, on: eventLoop) { answer, refusal, outcome in
             var progress = progress
             progress.limitOutcome = outcome
@@ -205,6 +206,9 @@ struct RuleProgress: Sendable {
     let peer: String?
     var step = Step.identify
     var identity: Identity?
+    /// The route's rate limit is left to its handler (a function route: ``FunctionCalls`` applies it after the
+    /// idempotency record, so a replay spends no token).
+    var defersRateLimit = false
     /// A token signed with a key not held yet, verified once the certificates are refetched.
     var tokenToVerify: Substring?
     /// The rate limit's decision, whose fields the answer carries.

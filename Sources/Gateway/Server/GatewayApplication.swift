@@ -3,6 +3,7 @@ public import GatewayConfig
 public import GoogleAuth
 public import IDTokens
 public import Logging
+import Generations
 import NIOPosix
 public import OpenAI
 import RateLimiting
@@ -34,6 +35,8 @@ public struct GatewayApplication: Sendable {
     /// Set when graceful shutdown starts (`/readyz` is 503 from then on).
     public let drain = DrainState()
     private let backgroundServices: [any Service]
+    /// The runs under way and the job workers: they stop after the listener, before the stores and clients they use.
+    private let generationServices: [any Service]
     private let reloader: GatewayReloader
     private let logger: Logger
 
@@ -124,6 +127,13 @@ public struct GatewayApplication: Sendable {
             store = localBuckets
         }
         if let sharing = revocation?.sharing { background.append(sharing) }
+        // Idempotency records and jobs: in this process (bounded, lost on restart) without Redis.
+        let generations = GenerationStores(
+            idempotency: InMemoryIdempotencyStore(now: WallClock.now),
+            jobs: InMemoryJobQueue(retention: Double(configuration.jobs.retentionSeconds), now: WallClock.now),
+            runs: GenerationRuns(), metrics: metrics.generations, now: WallClock.now
+        )
+        let runningJobs = RunningJobs()
         self.backgroundServices = background
         // Media: on this replica's disk, or in an S3 bucket every replica shares (on the same libcurl client).
         var mediaDelivery = MediaHandler.Delivery.proxy
@@ -149,7 +159,7 @@ public struct GatewayApplication: Sendable {
         let builder = RequestPathBuilder(
             tokens: tokens, failureLimiter: failureLimiter, revocation: revocation, store: store, curl: self.curl, media: self.media,
             mediaDelivery: mediaDelivery, isReady: isReady, metricsHandler: metricsHandler, openAPIHandler: OpenAPIHandler.handler(),
-            proxy: self.proxy, extraRoutes: extraRoutes, metrics: metrics,
+            proxy: self.proxy, extraRoutes: extraRoutes, generations: generations, runningJobs: runningJobs, metrics: metrics,
             accessLogOutput: accessLogOutput ?? .logger(accessLogger ?? logger), logger: logger, appCheck: appCheck
         )
         let path = try builder.build(configuration, previous: nil)
@@ -157,6 +167,11 @@ public struct GatewayApplication: Sendable {
         self.rateLimiter = path.rateLimiter
         self.provider = path.provider
         let live = LiveResponder(path.responder)
+        let workers = JobWorkers(
+            stores: generations, settings: configuration.jobs, running: runningJobs,
+            service: { live.load().responder.functionCalls?.service ?? path.responder.functionCalls!.service }, logger: logger
+        )
+        self.generationServices = [generations.runs, workers]
         let reloader = GatewayReloader(source: source, builder: builder, initial: path, live: live, logLevel: logLevel, logger: logger)
         self.reloader = reloader
         self.admin = configuration.admin.map { admin in
@@ -197,7 +212,8 @@ public struct GatewayApplication: Sendable {
     /// Every long-lived component in start order; a ServiceGroup stops them in reverse (server first, curl last).
     /// The admin listener stops after the public one: it can be scraped while requests drain.
     public var services: [any Service] {
-        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + (self.admin.map { [$0] } ?? []) + [self.server]
+        [self.curl, self.proxy] + self.backgroundServices + self.certificateStores + (self.admin.map { [$0] } ?? []) + self.generationServices
+            + [self.server]
     }
 
     /// Runs until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads the configuration (``reload()``).

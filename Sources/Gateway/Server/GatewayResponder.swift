@@ -19,15 +19,19 @@ final class GatewayResponder: Sendable {
     let requestIDs = RequestIDGenerator()
     let dates = DateHeaderCache()
     let logger: Logger
+    /// The five functions' calls (idempotency, jobs); nil only for a responder built without them (tests).
+    let functionCalls: FunctionCalls?
     /// The wall clock (seconds since 1970) for answers' `Date`, error timestamps and identity assertions: injected so
     /// tests can set the time.
     let now: @Sendable () -> Double
 
     init(
         routes: RouteTable, authenticator: Authenticator, rateLimiter: RateLimiter, trustedProxies: [IPAddressRange],
-        metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger, now: @escaping @Sendable () -> Double = WallClock.now
+        metrics: GatewayMetrics, accessLog: AccessLog?, logger: Logger, functionCalls: FunctionCalls? = nil,
+        now: @escaping @Sendable () -> Double = WallClock.now
     ) {
         self.routes = routes
+        self.functionCalls = functionCalls
         self.now = now
         self.rules = RequestRules(authenticator: authenticator, rateLimiter: rateLimiter, trustedProxies: trustedProxies, metrics: metrics, now: now)
         self.trustedProxies = trustedProxies
@@ -53,15 +57,31 @@ final class GatewayResponder: Sendable {
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
             var progress = RuleProgress(route: route, fields: request.headers, peer: peer)
+            progress.defersRateLimit = route.function != nil && self.functionCalls != nil
             let refusal = await self.rules.decide(&progress)
             progress.note(into: &record)
             limitHeaders = progress.limit?.fields
             if let refusal { throw refusal }
             let identity = progress.identity
             let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream, watcher: watcher)
-            var response =
-                route.forwardsUpstream && MaxForwards.endsHere(request.head)
-                ? MaxForwards.optionsAnswer(allowed: route.methods) : try await route.handler(request, context)
+            var response: Response
+            if let function = route.function, let calls = self.functionCalls, let identity {
+                var outcome = FunctionCalls.Outcome()
+                let result: Result<Response, any Error>
+                do {
+                    result = .success(try await calls.respond(request, route: route, function: function, identity: identity, context: context, outcome: &outcome))
+                } catch {
+                    result = .failure(error)
+                }
+                if let limitOutcome = outcome.limitOutcome, !limitOutcome.isEmpty { record.rateLimit = limitOutcome }
+                record.idempotency = outcome.idempotency
+                limitHeaders = outcome.limit?.fields
+                response = try result.get()
+            } else {
+                response =
+                    route.forwardsUpstream && MaxForwards.endsHere(request.head)
+                    ? MaxForwards.optionsAnswer(allowed: route.methods) : try await route.handler(request, context)
+            }
             if let limitHeaders { response.headers.append(contentsOf: limitHeaders) }
             return response
         } catch var error as GatewayError {

@@ -91,7 +91,7 @@ public final class InMemoryJobQueue: JobQueue {
                     state.queueStart += 1
                     guard var job = state.jobs[id], job.status == .queued else { continue }
                     job.status = .running
-                    job.startedAt = now
+                    job.startedAt = max(job.createdAt, self.now())
                     job.attempts += 1
                     state.jobs[id] = job
                     return (TakenJob(job: job, reclaimed: false, receipt: id), state.watchers.removeValue(forKey: id) ?? [])
