@@ -4,10 +4,12 @@ import ServiceLifecycle
 import StoryFunctions
 
 /// A local fake OpenAI (`MockOpenAIServer` answering from the offline provider) for the duration of `body`.
-func withMockOpenAI(_ body: @Sendable (MockOpenAIServer, String) async throws -> Void) async throws {
+func withMockOpenAI(
+    _ configuration: MockOpenAIConfiguration = MockOpenAIConfiguration(), _ body: @Sendable (MockOpenAIServer, String) async throws -> Void
+) async throws {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let server = MockOpenAIServer(
-        configuration: MockOpenAIConfiguration(), provider: OfflineProvider(), logger: GatewayHarness.logger,
+        configuration: configuration, provider: OfflineProvider(), logger: GatewayHarness.logger,
         onServerRunning: { continuation.yield($0) }
     )
     let group = ServiceGroup(services: [server], logger: GatewayHarness.logger)
