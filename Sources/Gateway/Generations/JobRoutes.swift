@@ -99,6 +99,8 @@ enum JobRoutes {
     }
 
     private static func cancel(_ id: String, userHash: String, stores: GenerationStores, running: RunningJobs) async throws -> Response {
+        guard let before = try await Self.job(id, userHash: userHash, stores: stores) else { throw GatewayError.jobNotFound() }
+        guard !before.status.isFinal else { return JSONResponse.make(status: .ok, json: Self.json(before, withAnswer: true)) }
         let job: JobRecord?
         do {
             job = try await stores.jobs.cancel(id: id, userHash: userHash, now: stores.now())
@@ -107,8 +109,9 @@ enum JobRoutes {
         }
         guard let job else { throw GatewayError.jobNotFound() }
         if job.status == .cancelled {
+            stores.metrics.job("cancelled")
             // A job running here stops now; one running on another replica at its next lease renewal.
-            if running.cancel(id) || job.startedAt == nil { stores.metrics.job("cancelled") }
+            _ = running.cancel(id)
         }
         return JSONResponse.make(status: .ok, json: Self.json(job, withAnswer: true))
     }

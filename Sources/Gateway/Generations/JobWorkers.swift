@@ -109,10 +109,8 @@ final class JobWorkers: Service, Sendable {
             return answer
         }
         metrics.ran(job.function, start.duration(to: clock.now))
-        guard let answer, !task.isCancelled else {
-            metrics.job("cancelled")
-            return
-        }
+        // A cancelled job was counted by its DELETE; its answer is not kept.
+        guard let answer, !task.isCancelled else { return }
         await self.finish(taken, answer.isSuccess ? .succeeded : .failed, answer)
     }
 
