@@ -9,6 +9,7 @@
 --   WRK_CONTENT_TYPE the body's Content-Type                  (default: application/json when there is a body)
 --   WRK_APP_CHECK_FILE a file of App Check tokens, one per line: each request also carries X-Firebase-AppCheck,
 --                 the token at the ID token's place modulo their count (so a user keeps one) (default: none)
+--   WRK_HEADER    one more header, `Name: value`, on every request   (default: none)
 --   WRK_RATE      requests per second for the whole run, paced (default: as fast as possible)
 --   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (for spreading the tokens and the pace over the threads)
 --
@@ -51,6 +52,12 @@ function init(args)
     body = handle:read("*a")
     handle:close()
     headers["Content-Type"] = os.getenv("WRK_CONTENT_TYPE") or "application/json"
+  end
+  local extra = os.getenv("WRK_HEADER")
+  if extra and #extra > 0 then
+    local name, value = extra:match("^([^:]+):%s*(.*)$")
+    assert(name, "WRK_HEADER is `Name: value`")
+    headers[name] = value
   end
   local app_check_file = os.getenv("WRK_APP_CHECK_FILE")
   if app_check_file and #app_check_file > 0 then
