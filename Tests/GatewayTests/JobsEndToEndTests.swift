@@ -53,14 +53,21 @@ struct JobsEndToEndTests {
 
     @Test("a failed job keeps the error envelope; the list is newest first with a cursor; an ended job's DELETE changes nothing")
     func failuresAndList() async throws {
-        try await IdempotencyEndToEndTests.run { gateway, _ in
-            let bad = try await Self.create(gateway, body: Array("{\"story_content\": 1}".utf8), uid: "kid-3")
+        try await IdempotencyEndToEndTests.run { gateway, mock in
+            // A request the function refuses is refused at the job's creation, spending no token.
+            let refused = try await Self.create(gateway, body: Array("{\"story_content\": 1}".utf8), uid: "kid-3")
+            #expect(refused.status == 400)
+            #expect(refused.errorCode == "INVALID_ARGUMENT")
+            #expect(refused.header("RateLimit") == nil)
+            // A provider failure fails the job, which keeps the error envelope.
+            mock.faults.enqueue(.status(400), for: .chatCompletions)
+            let bad = try await Self.create(gateway, uid: "kid-3")
             #expect(bad.status == 202)
             let badID = try #require(bad.json["job_id"] as? String)
             let failed = try await gateway.get("/v1/jobs/\(badID)", headers: [("X-User-Id", "kid-3"), ("Prefer", "wait=30")])
             #expect(failed.json["status"] as? String == "failed")
             let envelope = try #require(failed.json["error"] as? [String: Any])
-            #expect((envelope["error"] as? [String: Any])?["code"] as? String == "INVALID_ARGUMENT")
+            #expect((envelope["error"] as? [String: Any])?["code"] as? String == "UPSTREAM_ERROR", "\(failed.text)")
             #expect(failed.json["result"] == nil)
 
             var ids = [badID]

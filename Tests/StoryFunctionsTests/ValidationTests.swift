@@ -130,6 +130,24 @@ import Testing
         #expect(provider.calls.generations == 0)
     }
 
+    /// `check` (a job's creation) refuses what the call refuses, with the same error, before any I/O.
+    @Test(arguments: cases)
+    func checkRefusesAsTheCallDoes(_ testCase: Case) async throws {
+        let function: StoryFunctionsService.Function = switch testCase.function {
+        case .story: .storyGeneration
+        case .scenes: .extractScenes
+        case .audio: .audioSynthesis
+        case .avatar: .avatarGeneration
+        case .illustration: .sceneIllustration
+        }
+        let error = await expectFunctionError { () async throws(FunctionError) in
+            try StoryFunctionsService.check(Array(testCase.body.utf8), for: function)
+            return []
+        }
+        #expect(error?.code == "INVALID_ARGUMENT")
+        #expect(error?.field == testCase.field)
+    }
+
     @Test func invalidJSONHasTheDocumentedMessage() async {
         let fixture = TestFixture()
         defer { fixture.close() }

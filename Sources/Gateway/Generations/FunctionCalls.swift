@@ -10,8 +10,8 @@ import StoryFunctions
 /// they left for here: with an `Idempotency-Key` it is run once and its 2xx answer kept; with
 /// `Prefer: respond-async` it becomes a job; otherwise it runs as long as its client waits.
 ///
-/// The order is the contract: the key's syntax (400), the body (413 before any record), the record (a replay, a
-/// join, a 422 spend no rate-limit token), then the rate limit, then the run. A run under a key goes on when its
+/// The order is the contract: the key's syntax (400), the body (413 before any record; for a job, its fields, 400),
+/// the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A run under a key goes on when its
 /// client leaves, and its answer is kept for the retry.
 struct FunctionCalls: Sendable {
     let service: StoryFunctionsService
@@ -51,6 +51,14 @@ struct FunctionCalls: Sendable {
         if function.idempotency == .required, key == nil { throw GatewayError.idempotencyKeyRequired() }
         let preferences = Preferences(request.headers[values: Self.preferField])
         let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
+        if preferences.respondAsync, let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) {
+            // A job's request is checked at its creation: a bad one is refused at once, spending nothing.
+            do throws(FunctionError) {
+                try StoryFunctionsService.check(body, for: checked)
+            } catch {
+                throw GatewayError(error)
+            }
+        }
         let call = Call(calls: self, route: route, function: function, identity: identity, body: body, requestID: context.requestID)
         guard let key else {
             try await call.limit(&outcome)

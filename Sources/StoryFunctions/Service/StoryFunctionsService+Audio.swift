@@ -8,15 +8,8 @@ extension StoryFunctionsService {
     /// with up to three calls in flight, and the MP3 parts are joined (ID3 tags and Xing frames dropped).
     /// `duration` is read from the joined stream's frames, rounded to 0.01 s. An answer that is not MP3 → 502.
     public func audioSynthesis(_ body: [UInt8], caller: Caller) async throws(FunctionError) -> [UInt8] {
-        let request = try RequestDecoder.decode(AudioSynthesisRequest.self, from: body)
-        let text = try FieldRules.text(request.text, "text", maximum: FunctionLimits.audioText)
-        let language = try StoryLanguage.validate(request.language, "language")
-        let voice = try request.voice.map { (voice) throws(FunctionError) in
-            try FieldRules.oneOf(voice, "voice", allowed: AudioSynthesisRequest.voices)
-        } ?? self.models.voice
-        let speed = try request.speed.map { (speed) throws(FunctionError) in
-            try FieldRules.number(speed, "speed", in: FunctionLimits.speed)
-        } ?? 1
+        let input = try AudioInput(body)
+        let (text, language, voice, speed) = (input.text, input.language, input.voice ?? self.models.voice, input.speed)
         try await self.moderate(text, function: "audio-synthesis")
 
         // tts-1 and tts-1-hd take no instructions.

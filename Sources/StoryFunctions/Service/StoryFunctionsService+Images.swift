@@ -8,10 +8,7 @@ extension StoryFunctionsService {
     /// `standard` (→ `medium`), size `1024x1024`. `revised_prompt` is the model's revision, else the prompt sent.
     /// `generation_id` is the stored PNG's media key, owned by the caller.
     public func avatarGeneration(_ body: [UInt8], caller: Caller) async throws(FunctionError) -> [UInt8] {
-        let request = try RequestDecoder.decode(AvatarGenerationRequest.self, from: body)
-        _ = try FieldRules.text(request.heroID, "hero_id", maximum: FunctionLimits.identifier)
-        let prompt = try FieldRules.text(request.prompt, "prompt", maximum: FunctionLimits.prompt)
-        let options = try ImageChoice(style: request.style, quality: request.quality, size: request.size)
+        let (prompt, options) = try Self.avatarInput(body)
         try await self.moderate(prompt, function: "avatar-generation")
 
         let sent = ImagePrompt.avatar(prompt, style: options.style)
@@ -34,12 +31,7 @@ extension StoryFunctionsService {
     /// the hero looks the same in every scene; an id that is unknown, not a PNG, or another user's → 404
     /// `NOT_FOUND` (the answer does not say which). Without it, a new image is generated.
     public func sceneIllustration(_ body: [UInt8], caller: Caller) async throws(FunctionError) -> [UInt8] {
-        let request = try RequestDecoder.decode(SceneIllustrationRequest.self, from: body)
-        _ = try FieldRules.text(request.storyID, "story_id", maximum: FunctionLimits.identifier)
-        let sceneNumber = try FieldRules.integer(request.sceneNumber, "scene_number", in: FunctionLimits.sceneNumber)
-        let prompt = try FieldRules.text(request.prompt, "prompt", maximum: FunctionLimits.prompt)
-        let heroID = try FieldRules.optionalText(request.heroGenerationID, "hero_generation_id", maximum: FunctionLimits.identifier)
-        let options = try ImageChoice(style: request.style, quality: request.quality, size: request.size)
+        let (sceneNumber, prompt, heroID, options) = try Self.illustrationInput(body)
         let reference = try await heroID.asyncMap { (key) async throws(FunctionError) in try await self.heroImage(key, caller: caller) }
         try await self.moderate(prompt, function: "scene-illustration")
 
@@ -60,6 +52,22 @@ extension StoryFunctionsService {
         }
         let object = try await self.storeImage(result, kind: .storyIllustration, caller: caller)
         return ResponseEncoder.encode(SceneIllustrationResponse(imageURL: Self.mediaPath(object.key), generationID: object.key))
+    }
+
+    static func avatarInput(_ body: [UInt8]) throws(FunctionError) -> (prompt: String, options: ImageChoice) {
+        let request = try RequestDecoder.decode(AvatarGenerationRequest.self, from: body)
+        _ = try FieldRules.text(request.heroID, "hero_id", maximum: FunctionLimits.identifier)
+        let prompt = try FieldRules.text(request.prompt, "prompt", maximum: FunctionLimits.prompt)
+        return (prompt, try ImageChoice(style: request.style, quality: request.quality, size: request.size))
+    }
+
+    static func illustrationInput(_ body: [UInt8]) throws(FunctionError) -> (sceneNumber: Int, prompt: String, heroID: String?, options: ImageChoice) {
+        let request = try RequestDecoder.decode(SceneIllustrationRequest.self, from: body)
+        _ = try FieldRules.text(request.storyID, "story_id", maximum: FunctionLimits.identifier)
+        let sceneNumber = try FieldRules.integer(request.sceneNumber, "scene_number", in: FunctionLimits.sceneNumber)
+        let prompt = try FieldRules.text(request.prompt, "prompt", maximum: FunctionLimits.prompt)
+        let heroID = try FieldRules.optionalText(request.heroGenerationID, "hero_generation_id", maximum: FunctionLimits.identifier)
+        return (sceneNumber, prompt, heroID, try ImageChoice(style: request.style, quality: request.quality, size: request.size))
     }
 
     /// The caller's stored avatar PNG, or 404 whatever the reason.

@@ -8,9 +8,7 @@ extension StoryFunctionsService {
     /// three sentences cannot make ten scenes. Extra scenes from the model are dropped; fewer than asked is an
     /// invalid answer (502 `UPSTREAM_ERROR`). Response: `{scenes: [{number, content, visualization_prompt}]}`.
     public func extractScenes(_ body: [UInt8], caller: Caller) async throws(FunctionError) -> [UInt8] {
-        let request = try RequestDecoder.decode(ExtractScenesRequest.self, from: body)
-        let story = try FieldRules.text(request.storyContent, "story_content", maximum: FunctionLimits.storyContent)
-        let target = try FieldRules.integer(request.targetSceneCount, "target_scene_count", in: FunctionLimits.sceneCount)
+        let (story, target) = try Self.scenesInput(body)
         try await self.moderate(story, function: "extract-scenes")
         let sentences = SentenceSplitter.sentences(story).count { WordCounter.count(String($0)) > 0 }
         let count = min(target, max(1, sentences))
@@ -29,5 +27,11 @@ extension StoryFunctionsService {
         let scenes = try self.checkedScenes(Array(answer.scenes.prefix(count)))
         self.logger.debug("Scenes extracted", metadata: ["scenes": .stringConvertible(scenes.count)])
         return ResponseEncoder.encode(ScenesBody(scenes: scenes))
+    }
+
+    static func scenesInput(_ body: [UInt8]) throws(FunctionError) -> (story: String, target: Int) {
+        let request = try RequestDecoder.decode(ExtractScenesRequest.self, from: body)
+        let story = try FieldRules.text(request.storyContent, "story_content", maximum: FunctionLimits.storyContent)
+        return (story, try FieldRules.integer(request.targetSceneCount, "target_scene_count", in: FunctionLimits.sceneCount))
     }
 }
