@@ -4,15 +4,18 @@ import HTTPTypes
 import HummingbirdCore
 import IDTokens
 import Logging
+import NIOCore
 import StoryFunctions
+import UpstreamClient
 
-/// A call of one of the five functions, from a caller whose identity the rules have verified and whose rate limit
-/// they left for here: with an `Idempotency-Key` it is run once and its 2xx answer kept; with
-/// `Prefer: respond-async` it becomes a job; otherwise it runs as long as its client waits.
+/// A call of one of the five functions, or a write under an `Idempotency-Key` to an upstream route, from a caller
+/// whose identity the rules have verified and whose rate limit they left for here: with a key it is run once and
+/// its 2xx answer kept; a function call with `Prefer: respond-async` becomes a job; otherwise it runs as long as its
+/// client waits.
 ///
 /// The order is the contract: the key's syntax (400), the body (413 before any record; for a job, its fields, 400),
-/// the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A run under a key goes on when its
-/// client leaves, and its answer is kept for the retry.
+/// the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A run under a
+/// key goes on when its client leaves, and its answer is kept for the retry.
 struct FunctionCalls: Sendable {
     let service: StoryFunctionsService
     let stores: GenerationStores
@@ -38,17 +41,24 @@ struct FunctionCalls: Sendable {
         var idempotency: String?
     }
 
-    func respond(
-        _ request: Request, route: Route, function: FunctionRoute, identity: Identity, context: RequestContext, outcome: inout Outcome
-    ) async throws -> Response {
-        var key: IdempotencyKey?
+    /// The request's key under `mode`: nil when it has none (or the route takes none); 400 for a malformed one, or
+    /// for none where the route requires one.
+    static func key(_ request: Request, mode: IdempotencyMode) throws(GatewayError) -> IdempotencyKey? {
+        guard mode != .off else { return nil }
+        let key: IdempotencyKey?
         do {
             key = try IdempotencyKey.parse(request.headers[values: Self.idempotencyKeyField])
         } catch {
             throw GatewayError.invalidIdempotencyKey()
         }
-        if function.idempotency == .off { key = nil }
-        if function.idempotency == .required, key == nil { throw GatewayError.idempotencyKeyRequired() }
+        if mode == .required, key == nil { throw GatewayError.idempotencyKeyRequired() }
+        return key
+    }
+
+    func respond(
+        _ request: Request, route: Route, function: FunctionRoute, identity: Identity, context: RequestContext, outcome: inout Outcome
+    ) async throws -> Response {
+        let key = try Self.key(request, mode: function.idempotency)
         let preferences = Preferences(request.headers[values: Self.preferField])
         let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
         if preferences.respondAsync, let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) {
@@ -59,12 +69,40 @@ struct FunctionCalls: Sendable {
                 throw GatewayError(error)
             }
         }
-        let call = Call(calls: self, route: route, function: function, identity: identity, body: body, requestID: context.requestID)
+        let call = Call(calls: self, route: route, work: .function(function), identity: identity, body: body, requestID: context.requestID)
         guard let key else {
             try await call.limit(&outcome)
             return try await preferences.respondAsync ? call.createJob() : call.runWhileClientWaits(context)
         }
         return try await call.idempotent(key, method: request.method, async: preferences.respondAsync, outcome: &outcome)
+    }
+
+    /// A write to an upstream route whose idempotency mode takes it (``Route/keepsAnswer(_:)``): read whole, sent on the
+    /// route's connections, its answer kept under the key.
+    func forward(
+        _ request: Request, route: Route, upstream: UpstreamRoute, identity: Identity?, context: RequestContext, peer: String?,
+        outcome: inout Outcome
+    ) async throws -> Response {
+        let key = try Self.key(request, mode: route.idempotency)
+        // Keys are per user: a route that takes anonymous callers forwards a request without one as it is.
+        guard let identity else { throw GatewayError.idempotencyKeyRequired() }
+        let uri = URI(request.head.path ?? "")
+        guard let target = upstream.target.path(path: uri.path, query: uri.query) else { throw GatewayError.dotSegmentInPath() }
+        let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: upstream.maxBodyBytes)
+        var head = UpstreamRequestHead(
+            method: request.method, path: target, authority: upstream.target.authority, allocator: context.channel.allocator
+        )
+        try upstream.headers.write(
+            for: request.head, requestID: context.requestID, identity: identity, peer: peer, now: self.stores.now(), into: &head
+        )
+        head.end(body: ByteBuffer(bytes: body), clientSentLength: request.headers[.contentLength] != nil)
+        let work = Call.Work.upstream(upstream, head, context.channel.eventLoop)
+        let call = Call(calls: self, route: route, work: work, identity: identity, body: body, requestID: context.requestID)
+        guard let key else {
+            try await call.limit(&outcome)
+            return await call.run().response(replayed: false)
+        }
+        return try await call.idempotent(key, method: request.method, async: false, outcome: &outcome)
     }
 }
 
@@ -77,9 +115,15 @@ struct FunctionRoute: Sendable {
 
 /// One call under way.
 private struct Call: Sendable {
+    /// What the call runs: a function, or an upstream exchange (its head, with the body, and the loop to send it from).
+    enum Work: @unchecked Sendable {
+        case function(FunctionRoute)
+        case upstream(UpstreamRoute, UpstreamRequestHead, any EventLoop)
+    }
+
     let calls: FunctionCalls
     let route: Route
-    let function: FunctionRoute
+    let work: Work
     let identity: Identity
     let body: [UInt8]
     let requestID: String
@@ -100,12 +144,20 @@ private struct Call: Sendable {
         return answer.response(replayed: false)
     }
 
-    /// The function's answer as a store keeps it, errors included.
+    /// The answer as a store keeps it, errors included.
     func run() async -> StoredAnswer {
-        let caller = Caller(uid: self.identity.uid, safetyIdentifier: UserHash.safetyIdentifier(self.identity.uid))
-        return await Self.answer(
-            self.function.call, service: self.calls.service, body: self.body, caller: caller, requestID: self.requestID, now: self.stores.now
-        )
+        switch self.work {
+        case .function(let function):
+            let caller = Caller(uid: self.identity.uid, safetyIdentifier: UserHash.safetyIdentifier(self.identity.uid))
+            return await Self.answer(
+                function.call, service: self.calls.service, body: self.body, caller: caller, requestID: self.requestID, now: self.stores.now
+            )
+        case .upstream(let upstream, let head, let eventLoop):
+            switch await UpstreamCall.send(head, route: upstream, on: eventLoop) {
+            case .success(let answer): return answer
+            case .failure(let failure): return StoredAnswer(upstream.answer(failure, requestID: self.requestID), requestID: self.requestID, now: self.stores.now())
+            }
+        }
     }
 
     static func answer(
@@ -231,10 +283,11 @@ private struct Call: Sendable {
     }
 
     private func createJobAnswer() async throws(GatewayError) -> StoredAnswer {
+        guard case .function(let function) = self.work else { throw GatewayError.internalError() }
         let now = self.stores.now()
         let job = JobRecord(
             id: JobRecord.newID(), userHash: UserHash.logIdentifier(self.identity.uid), uid: self.identity.uid,
-            function: self.function.handler.rawValue, createdAt: now, request: self.body
+            function: function.handler.rawValue, createdAt: now, request: self.body
         )
         do {
             try await self.stores.jobs.create(job, maxQueued: self.calls.jobs.queueMax)

@@ -73,6 +73,8 @@ public final class Route: Sendable {
     let appCheck: AppCheckStep?
     /// The function a function route calls (``FunctionCalls`` answers it; nil for the other routes).
     let function: FunctionRoute?
+    /// Whether the route keeps answers under an `Idempotency-Key` (functions; upstream routes' POST and PATCH).
+    let idempotency: IdempotencyMode
 
     public convenience init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit? = nil,
@@ -87,7 +89,7 @@ public final class Route: Sendable {
     init(
         name: String, path: PathMatch, methods: [HTTPRequest.Method], auth: AuthPolicy, rateLimit: RouteRateLimit?,
         maxBodyBytes: Int?, forwardsUpstream: Bool, upstream: UpstreamRoute?, appCheck: AppCheckStep? = nil, function: FunctionRoute? = nil,
-        handler: @escaping RouteHandler
+        idempotency: IdempotencyMode = .off, handler: @escaping RouteHandler
     ) {
         self.name = name
         self.path = path
@@ -100,6 +102,7 @@ public final class Route: Sendable {
         self.upstream = upstream
         self.appCheck = appCheck
         self.function = function
+        self.idempotency = idempotency
         self.handler = handler
     }
 
@@ -107,6 +110,13 @@ public final class Route: Sendable {
     public func remainder(of path: String) -> Substring {
         guard case .prefix(let prefix) = self.path, path.hasPrefix(prefix) else { return "" }
         return path.dropFirst(prefix.count)
+    }
+
+    /// Whether a request to this upstream route goes to ``FunctionCalls`` to have its answer kept: a POST or PATCH
+    /// with an `Idempotency-Key` (or without one where the route requires one, to be refused).
+    func keepsAnswer(_ head: HTTPRequest) -> Bool {
+        guard self.idempotency != .off, head.method == .post || head.method == .patch else { return false }
+        return self.idempotency == .required || head.headerFields[FunctionCalls.idempotencyKeyField] != nil
     }
 
     func allows(_ method: HTTPRequest.Method) -> Bool {

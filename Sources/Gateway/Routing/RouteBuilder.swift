@@ -43,7 +43,7 @@ struct RouteBuilder {
             name: configuration.name, path: configuration.path, methods: methods, auth: configuration.auth,
             rateLimit: configuration.rateLimit, maxBodyBytes: maxBodyBytes,
             forwardsUpstream: forwardsUpstream, upstream: upstreamRoute, appCheck: self.appCheckStep(configuration), function: function,
-            handler: handler
+            idempotency: configuration.idempotencyMode, handler: handler
         )
     }
 

@@ -111,7 +111,10 @@ extension GatewayResponder {
         guard route.allows(head.method) else { return .refuse(request, .methodNotAllowed(allowed: route.methods)) }
         // A built-in route's request, and an OPTIONS the gateway answers itself (`Max-Forwards: 0`): the handler's
         // exchange applies the rules.
-        guard route.forwardsUpstream, let upstream = route.upstream, !MaxForwards.endsHere(head) else { return .handle(request, route) }
+        // A write whose answer is kept under an Idempotency-Key is read whole and answered by ``FunctionCalls``.
+        guard route.forwardsUpstream, let upstream = route.upstream, !MaxForwards.endsHere(head), !route.keepsAnswer(head) else {
+            return .handle(request, route)
+        }
         guard let target = upstream.target.path(path: uri.path, query: uri.query) else { return .refuse(request, .dotSegmentInPath()) }
         if let body, body.readableBytes > upstream.maxBodyBytes {
             return .refuse(request, .payloadTooLarge(limit: upstream.maxBodyBytes))

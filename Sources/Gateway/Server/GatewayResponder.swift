@@ -57,7 +57,8 @@ final class GatewayResponder: Sendable {
             guard route.allows(request.method) else { throw GatewayError.methodNotAllowed(allowed: route.methods) }
             if let limit = route.maxBodyBytes { try RequestBodyReader.refuseIfDeclaredTooLarge(request.headers, limit: limit) }
             var progress = RuleProgress(route: route, fields: request.headers, peer: peer)
-            progress.defersRateLimit = route.function != nil && self.functionCalls != nil
+            let keepsAnswer = route.function != nil || (route.upstream != nil && route.keepsAnswer(request.head))
+            progress.defersRateLimit = keepsAnswer && self.functionCalls != nil
             let refusal = await self.rules.decide(&progress)
             progress.note(into: &record)
             limitHeaders = progress.limit?.fields
@@ -65,11 +66,19 @@ final class GatewayResponder: Sendable {
             let identity = progress.identity
             let context = RequestContext(requestID: requestID, identity: identity, channel: channel, upstream: upstream, watcher: watcher)
             var response: Response
-            if let function = route.function, let calls = self.functionCalls, let identity {
+            if keepsAnswer, let calls = self.functionCalls {
                 var outcome = FunctionCalls.Outcome()
                 let result: Result<Response, any Error>
                 do {
-                    result = .success(try await calls.respond(request, route: route, function: function, identity: identity, context: context, outcome: &outcome))
+                    if let function = route.function, let identity {
+                        result = .success(try await calls.respond(request, route: route, function: function, identity: identity, context: context, outcome: &outcome))
+                    } else if let upstream = route.upstream {
+                        result = .success(
+                            try await calls.forward(request, route: route, upstream: upstream, identity: identity, context: context, peer: peer, outcome: &outcome)
+                        )
+                    } else {
+                        throw GatewayError.internalError()
+                    }
                 } catch {
                     result = .failure(error)
                 }
