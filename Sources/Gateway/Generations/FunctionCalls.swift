@@ -191,6 +191,7 @@ private struct Call: Sendable {
                 begin = try await store.begin(scope, fingerprint: fingerprint, owner: owner, lease: FunctionCalls.lease)
             } catch {
                 metrics.idempotency("store_error")
+                outcome.idempotency = "store_error"
                 self.calls.logger.warning("idempotency store failed", metadata: ["error": "\(error)", "request_id": "\(self.requestID)"])
                 guard self.calls.idempotency.failurePolicy == .open else { throw GatewayError.idempotencyUnavailable() }
                 // Without the guarantee: the call runs (and spends its token) as if it had no key, to its end.

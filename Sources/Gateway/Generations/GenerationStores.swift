@@ -38,7 +38,8 @@ extension StoredAnswer {
         self.init(status: error.status, fields: ErrorResponse.fields(error), body: Array(ErrorResponse.json(error, requestID: requestID, now: now).utf8))
     }
 
-    /// The answer to send; `replayed` marks one this request did not run (RFC draft's `Idempotent-Replayed`).
+    /// The answer to send; `replayed` marks one this request did not run (`Idempotent-Replayed: true`, as Stripe and
+    /// others name it; the draft defines no such field).
     func response(replayed: Bool) -> Response {
         var fields = HTTPFields()
         for field in self.fields {

@@ -61,10 +61,11 @@ enum JobRoutes {
 
     private static func show(_ request: Request, id: String, userHash: String, stores: GenerationStores) async throws -> Response {
         guard var job = try await Self.job(id, userHash: userHash, stores: stores) else { throw GatewayError.jobNotFound() }
-        if request.headers[values: .accept].contains(where: { $0.lowercased().contains("text/event-stream") }) {
+        let streams = request.headers[values: .accept].contains { $0.lowercased().contains("text/event-stream") }
+        if streams, request.method != .head {
             return Self.events(job, stores: stores)
         }
-        if let wait = Preferences(request.headers[values: FunctionCalls.preferField]).wait, wait > 0, !job.status.isFinal {
+        if request.method != .head, let wait = Preferences(request.headers[values: FunctionCalls.preferField]).wait, wait > 0, !job.status.isFinal {
             let deadline = ContinuousClock.now + .seconds(wait)
             while !job.status.isFinal, ContinuousClock.now < deadline {
                 guard let next = try? await stores.jobs.wait(id: id, userHash: userHash, seen: job.status, until: deadline) else { break }

@@ -19,12 +19,15 @@ final class JobWorkers: Service, Sendable {
     private let consumer: String
     private let logger: Logger
     private let running: RunningJobs
+    /// Set when the gateway starts draining: no job is taken from then on.
+    private let drain: DrainState
 
     init(
-        stores: GenerationStores, settings: JobSettings, running: RunningJobs, service: @escaping @Sendable () -> StoryFunctionsService,
-        logger: Logger
+        stores: GenerationStores, settings: JobSettings, running: RunningJobs, drain: DrainState,
+        service: @escaping @Sendable () -> StoryFunctionsService, logger: Logger
     ) {
         self.stores = stores
+        self.drain = drain
         self.settings = settings
         self.running = running
         self.service = service
@@ -46,7 +49,7 @@ final class JobWorkers: Service, Sendable {
     /// One worker: a job at a time until graceful shutdown.
     private func work() async {
         var failures = 0
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+        while !self.drain.isDraining, !Task.isShuttingDownGracefully, !Task.isCancelled {
             let taken: TakenJob?
             do {
                 taken = try await self.stores.jobs.take(consumer: self.consumer, lease: self.lease, wait: .seconds(1), now: self.stores.now())

@@ -168,7 +168,7 @@ public struct GatewayApplication: Sendable {
         self.provider = path.provider
         let live = LiveResponder(path.responder)
         let workers = JobWorkers(
-            stores: generations, settings: configuration.jobs, running: runningJobs,
+            stores: generations, settings: configuration.jobs, running: runningJobs, drain: self.drain,
             service: { live.load().responder.functionCalls?.service ?? path.responder.functionCalls!.service }, logger: logger
         )
         self.generationServices = [generations.runs, workers]
