@@ -801,7 +801,7 @@ components:
         `wait=N` (RFC 7240): hold the answer until the job has ended or N seconds have passed (0 to 60; more is 60).
         A malformed `wait`, and other preferences, are ignored.
       schema: {type: string}
-      example: wait=5
+      example: wait=2
     JobId:
       name: job_id
       in: path
