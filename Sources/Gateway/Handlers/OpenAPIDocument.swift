@@ -13,9 +13,9 @@ info:
   description: |
     StoryGate authenticates every protected request with a Firebase ID token
     (`Authorization: Bearer <token>`), applies per-user rate limits, and answers the five AI functions the
-    StoryGate app calls, plus generated media and operational endpoints.
+    StoryGate app calls, plus their jobs, generated media and operational endpoints.
 
-    This document describes the built-in route table. The gateway serves it at `GET /openapi.yaml`; it is
+    This document describes the built-in route table and `/v1/jobs`. The gateway serves it at `GET /openapi.yaml`; it is
     compiled into the binary from the repository's `openapi.yaml` (`scripts/embed-openapi.sh`), and the tests
     check that the two are identical and that the route table and this document list the same paths and methods.
 
@@ -27,6 +27,11 @@ info:
     invalid is 400 `MALFORMED_REQUEST`, a header section over the
     server's limits is 431 `HEADERS_TOO_LARGE`, and a request body that stops coming is 408 `REQUEST_TIMEOUT`
     (all three close the connection).
+
+    **Idempotency and jobs.** The five functions take an `Idempotency-Key` (a retry with the same key and body
+    gets the first request's answer, marked `Idempotent-Replayed: true`, and spends no rate-limit token) and
+    `Prefer: respond-async` (202 with a job, read at `/v1/jobs/{job_id}`). The rules are in the repository's
+    `docs/functions.md`.
 
     **Headers.** Every response carries `X-Request-ID`: a well-formed incoming one is kept, otherwise one is
     generated. `HEAD` is answered wherever `GET` is, with the same headers and no body.
@@ -42,6 +47,8 @@ info:
 tags:
   - name: functions
     description: The five AI functions (authenticated, rate limited per user).
+  - name: jobs
+    description: 'Function calls made with `Prefer: respond-async`, run in the background.'
   - name: media
     description: Generated audio and images, served by capability URL.
   - name: identity
@@ -56,6 +63,12 @@ x-error-codes:
   - status: 400
     code: CONTENT_POLICY_VIOLATION
     when: "the text or prompt was refused by moderation or the provider's content policy"
+  - status: 400
+    code: INVALID_IDEMPOTENCY_KEY
+    when: "an Idempotency-Key that is not one quoted structured-field string of 1 to 255 characters, or the field twice"
+  - status: 400
+    code: IDEMPOTENCY_KEY_REQUIRED
+    when: "a route configured with idempotency: required (none is by default) called without an Idempotency-Key"
   - status: 400
     code: MALFORMED_REQUEST
     when: "bytes the HTTP/1.1 parser cannot read, ambiguous framing (RFC 9112 §6), an HTTP/1.1 request without Host or an invalid Host (the connection is closed)"
@@ -81,12 +94,18 @@ x-error-codes:
   - status: 404
     code: NOT_FOUND
     when: "no route for the path; an unknown media key; an unknown hero_generation_id"
+  - status: 404
+    code: JOB_NOT_FOUND
+    when: "no such job for the caller: unknown, malformed, another user's, or past its retention"
   - status: 405
     code: METHOD_NOT_ALLOWED
     when: "the path exists, the method does not (Allow lists the methods)"
   - status: 408
     code: REQUEST_TIMEOUT
     when: "the rest of a request body did not come within the server's body timeout (the connection is closed)"
+  - status: 409
+    code: IDEMPOTENCY_IN_FLIGHT
+    when: "the request with this Idempotency-Key and body still runs after the retry waited 300 s for it (Retry-After says when to try again)"
   - status: 413
     code: PAYLOAD_TOO_LARGE
     when: "a request body over the route's limit (262144 bytes for the functions)"
@@ -96,6 +115,9 @@ x-error-codes:
   - status: 416
     code: RANGE_NOT_SATISFIABLE
     when: "a Range outside a media object"
+  - status: 422
+    code: IDEMPOTENCY_KEY_REUSED
+    when: "the Idempotency-Key is held for another request on this route (another body, or with and without Prefer: respond-async)"
   - status: 429
     code: RATE_LIMITED
     when: "over a per-user limit, or too many failed authentications from one address"
@@ -117,6 +139,15 @@ x-error-codes:
   - status: 503
     code: UNAVAILABLE
     when: "no certificate set loaded yet; Redis down with the closed failure policy; Google unreachable with the closed revocation failure policy; the request was cancelled"
+  - status: 503
+    code: IDEMPOTENCY_UNAVAILABLE
+    when: "with IDEMPOTENCY_FAILURE_POLICY=closed (not the default): the idempotency store cannot answer a request with an Idempotency-Key"
+  - status: 503
+    code: QUEUE_FULL
+    when: "Prefer: respond-async while JOB_QUEUE_MAX jobs wait for a worker"
+  - status: 503
+    code: JOBS_UNAVAILABLE
+    when: "the job store (Redis) cannot be reached"
   - status: 504
     code: UPSTREAM_TIMEOUT
     when: "OpenAI did not answer within the call's deadline"
@@ -132,6 +163,9 @@ paths:
         `target_duration / 60 × 150` words long. User-written text passes moderation first.
         Rate limit `story-generation` (default 10 per hour per user).
       security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/IdempotencyKey'
+        - $ref: '#/components/parameters/PreferRespondAsync'
       requestBody:
         required: true
         content:
@@ -144,14 +178,18 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
             RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
             RateLimit: {$ref: '#/components/headers/RateLimit'}
+            Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/StoryGenerationResponse'}
+        '202': {$ref: '#/components/responses/JobAccepted'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
+        '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
         '502': {$ref: '#/components/responses/UpstreamError'}
@@ -167,6 +205,9 @@ paths:
         The answer has exactly `min(target_scene_count, sentences in the story)` scenes, numbered 1…n.
         Rate limit `extract-scenes` (default 30 per hour per user).
       security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/IdempotencyKey'
+        - $ref: '#/components/parameters/PreferRespondAsync'
       requestBody:
         required: true
         content:
@@ -179,14 +220,18 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
             RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
             RateLimit: {$ref: '#/components/headers/RateLimit'}
+            Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/ScenesResponse'}
+        '202': {$ref: '#/components/responses/JobAccepted'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
+        '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
         '502': {$ref: '#/components/responses/UpstreamError'}
@@ -203,6 +248,9 @@ paths:
         frames. The audio is stored and served at `audio_url` (`/media/<key>`).
         Rate limit `audio-synthesis` (default 15 per hour per user).
       security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/IdempotencyKey'
+        - $ref: '#/components/parameters/PreferRespondAsync'
       requestBody:
         required: true
         content:
@@ -215,14 +263,18 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
             RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
             RateLimit: {$ref: '#/components/headers/RateLimit'}
+            Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/AudioSynthesisResponse'}
+        '202': {$ref: '#/components/responses/JobAccepted'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
+        '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
         '502': {$ref: '#/components/responses/UpstreamError'}
@@ -240,6 +292,9 @@ paths:
         `generation_id` is the stored PNG's media key, owned by the caller.
         Rate limit `avatar-generation` (default 8 per hour per user).
       security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/IdempotencyKey'
+        - $ref: '#/components/parameters/PreferRespondAsync'
       requestBody:
         required: true
         content:
@@ -252,6 +307,7 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
             RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
             RateLimit: {$ref: '#/components/headers/RateLimit'}
+            Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/AvatarGenerationResponse'}
@@ -268,11 +324,14 @@ paths:
                 prompt: The hero waves from a hilltop.
                 hero_generation_id: '$response.body#/generation_id'
               description: A scene with this avatar as the reference image.
+        '202': {$ref: '#/components/responses/JobAccepted'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '403': {$ref: '#/components/responses/SessionRefused'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
+        '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
         '502': {$ref: '#/components/responses/UpstreamError'}
@@ -290,6 +349,9 @@ paths:
         `NOT_FOUND` (the answer does not say which). Without it, a new image is generated.
         Rate limit `scene-illustration` (default 25 per hour per user).
       security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/IdempotencyKey'
+        - $ref: '#/components/parameters/PreferRespondAsync'
       requestBody:
         required: true
         content:
@@ -302,6 +364,7 @@ paths:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
             RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
             RateLimit: {$ref: '#/components/headers/RateLimit'}
+            Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/SceneIllustrationResponse'}
@@ -310,12 +373,15 @@ paths:
               operationId: getMedia
               parameters: {key: '$response.body#/generation_id'}
               description: The illustration PNG.
+        '202': {$ref: '#/components/responses/JobAccepted'}
         '400': {$ref: '#/components/responses/FunctionBadRequest'}
         '401': {$ref: '#/components/responses/Unauthenticated'}
         '403': {$ref: '#/components/responses/SessionRefused'}
         '404': {$ref: '#/components/responses/NotFound'}
         '408': {$ref: '#/components/responses/RequestTimeout'}
+        '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
         '502': {$ref: '#/components/responses/UpstreamError'}
@@ -457,6 +523,122 @@ paths:
         '500': {$ref: '#/components/responses/HeadError'}
         '503': {$ref: '#/components/responses/HeadError'}
 
+  /v1/jobs:
+    get:
+      tags: [jobs]
+      operationId: listJobs
+      summary: The caller's jobs, newest first, a page at a time.
+      description: |
+        Each job as `GET /v1/jobs/{job_id}` answers it, without `result` and `error`. `next_cursor` is the
+        `cursor` of the next page, null on the last.
+      security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/JobListLimit'
+        - $ref: '#/components/parameters/JobListCursor'
+      responses:
+        '200':
+          description: A page of jobs.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/JobList'}
+        '400': {$ref: '#/components/responses/InvalidArgument'}
+        '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
+        '429': {$ref: '#/components/responses/RateLimited'}
+        '500': {$ref: '#/components/responses/InternalError'}
+        '503': {$ref: '#/components/responses/JobsUnavailable'}
+    head:
+      tags: [jobs]
+      operationId: headJobs
+      summary: The headers `GET /v1/jobs` would send, without the body.
+      security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/JobListLimit'
+        - $ref: '#/components/parameters/JobListCursor'
+      responses:
+        '200':
+          description: A page of jobs.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        '400': {$ref: '#/components/responses/HeadError'}
+        '401': {$ref: '#/components/responses/HeadUnauthenticated'}
+        '429': {$ref: '#/components/responses/HeadRateLimited'}
+        '500': {$ref: '#/components/responses/HeadError'}
+        '503': {$ref: '#/components/responses/HeadError'}
+
+  /v1/jobs/{job_id}:
+    parameters:
+      - $ref: '#/components/parameters/JobId'
+    get:
+      tags: [jobs]
+      operationId: getJob
+      summary: One of the caller's jobs.
+      description: |
+        With `Prefer: wait=N` the answer waits until the job has ended or N seconds have passed. With
+        `Accept: text/event-stream` the answer is a stream of `event: status` events, each with the job's JSON as
+        its `data`: one at once and one at each change of status, until the job has ended (a `: waiting` comment
+        every 15 s).
+      security: [{firebaseIdToken: []}, {devUserId: []}]
+      parameters:
+        - $ref: '#/components/parameters/PreferWait'
+      responses:
+        '200':
+          description: The job.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Job'}
+            text/event-stream:
+              schema:
+                description: '`event: status` and `data: <the job as JSON>` per change of status.'
+                type: string
+        '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
+        '404': {$ref: '#/components/responses/JobNotFound'}
+        '429': {$ref: '#/components/responses/RateLimited'}
+        '500': {$ref: '#/components/responses/InternalError'}
+        '503': {$ref: '#/components/responses/JobsUnavailable'}
+    head:
+      tags: [jobs]
+      operationId: headJob
+      summary: The headers `GET /v1/jobs/{job_id}` would send, without the body.
+      security: [{firebaseIdToken: []}, {devUserId: []}]
+      responses:
+        '200':
+          description: The job exists.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        '401': {$ref: '#/components/responses/HeadUnauthenticated'}
+        '404': {$ref: '#/components/responses/HeadNotFound'}
+        '429': {$ref: '#/components/responses/HeadRateLimited'}
+        '500': {$ref: '#/components/responses/HeadError'}
+        '503': {$ref: '#/components/responses/HeadError'}
+    delete:
+      tags: [jobs]
+      operationId: cancelJob
+      summary: Cancel a queued or running job.
+      description: |
+        A running job's OpenAI call is cancelled at once on the replica running it, otherwise at that replica's
+        next lease renewal. A job that has already ended is answered as it is.
+      security: [{firebaseIdToken: []}, {devUserId: []}]
+      responses:
+        '200':
+          description: The job, `cancelled` unless it had ended.
+          headers:
+            X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Job'}
+        '401': {$ref: '#/components/responses/Unauthenticated'}
+        '403': {$ref: '#/components/responses/SessionRefused'}
+        '404': {$ref: '#/components/responses/JobNotFound'}
+        '429': {$ref: '#/components/responses/RateLimited'}
+        '500': {$ref: '#/components/responses/InternalError'}
+        '503': {$ref: '#/components/responses/JobsUnavailable'}
+
   /healthz:
     get:
       tags: [operations]
@@ -588,6 +770,57 @@ components:
       required: false
       description: The `ETag` the range applies to; another value makes the answer the whole object.
       schema: {type: string}
+    IdempotencyKey:
+      name: Idempotency-Key
+      in: header
+      required: false
+      description: |
+        One key per user action, the same on every retry of it (draft-ietf-httpapi-idempotency-key-header-07): an
+        RFC 8941 string, quoted, of 1 to 255 characters; anything else is 400 `INVALID_IDEMPOTENCY_KEY`. The first
+        request runs and its 2xx answer is kept (24 h by default); a retry with the same key and body gets that
+        answer, or waits for the first request's, with `Idempotent-Replayed: true` (409 `IDEMPOTENCY_IN_FLIGHT`
+        after 300 s); the same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per user and route.
+      schema:
+        type: string
+        pattern: '^"([\x20\x21\x23-\x5B\x5D-\x7E]|\\[\\"]){1,255}"$'
+      example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"'
+    PreferRespondAsync:
+      name: Prefer
+      in: header
+      required: false
+      description: |
+        `respond-async` (RFC 7240): the call becomes a job, answered at once with 202 and its `Location`. Other
+        preferences are ignored.
+      schema: {type: string}
+      example: respond-async
+    PreferWait:
+      name: Prefer
+      in: header
+      required: false
+      description: |
+        `wait=N` (RFC 7240): hold the answer until the job has ended or N seconds have passed (0 to 60; more is 60).
+        A malformed `wait`, and other preferences, are ignored.
+      schema: {type: string}
+      example: wait=2
+    JobId:
+      name: job_id
+      in: path
+      required: true
+      description: The `job_id` of one of the caller's jobs; any other id is 404 `JOB_NOT_FOUND`.
+      schema: {type: string, pattern: '^[0-9a-f]{32}$'}
+      example: 4f0d7c2e9b1a4c6d8e3f5a7b9c1d2e4f
+    JobListLimit:
+      name: limit
+      in: query
+      required: false
+      description: Jobs per page, 1 to 100 (20 when absent); anything else is 400 `INVALID_ARGUMENT`.
+      schema: {type: integer, minimum: 1, maximum: 100}
+    JobListCursor:
+      name: cursor
+      in: query
+      required: false
+      description: The previous page's `next_cursor`; anything but a job id is 400 `INVALID_ARGUMENT`.
+      schema: {type: string, pattern: '^[0-9a-f]{32}$'}
 
   headers:
     X-Request-ID:
@@ -639,10 +872,31 @@ components:
       required: true
       description: '`bytes <first>-<last>/<length>` (206), or `bytes */<length>` (416).'
       schema: {type: string, pattern: '^bytes (\d+-\d+|\*)/\d+$'}
+    Idempotent-Replayed:
+      description: |
+        `true` on an answer this request did not run: the kept answer of an earlier request with the same
+        `Idempotency-Key` and body, or the answer of the one it waited for (whatever its status).
+      schema: {type: string, enum: ['true']}
+    RateLimit-Policy-Unless-Replayed:
+      description: '`RateLimit-Policy`, on an answer this request ran (a replayed one carries none).'
+      schema: {type: string}
+    RateLimit-Unless-Replayed:
+      description: '`RateLimit`, on an answer this request ran (a replayed one carries none).'
+      schema: {type: string}
+    Job-Location:
+      required: true
+      description: 'Where the job is read: `/v1/jobs/<job_id>`.'
+      schema: {type: string, pattern: '^/v1/jobs/[0-9a-f]{32}$'}
+    Preference-Applied:
+      required: true
+      description: '`respond-async` (RFC 7240).'
+      schema: {type: string, enum: [respond-async]}
 
   responses:
     InvalidArgument:
-      description: 400 `INVALID_ARGUMENT`, a malformed `X-User-Id` (dev) or two `Authorization` headers.
+      description: |
+        400 `INVALID_ARGUMENT`, a malformed `X-User-Id` (dev) or two `Authorization` headers; on `GET /v1/jobs`,
+        a `limit` or `cursor` out of its range.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
       content:
@@ -658,7 +912,10 @@ components:
       description: |
         400 `INVALID_ARGUMENT`: a field is missing, ill-typed, blank, too long or out of range, the body is not
         a JSON object, a malformed `X-User-Id` (dev), or two `Authorization` headers; 400
-        `CONTENT_POLICY_VIOLATION`: moderation or the provider's content policy refused the text.
+        `CONTENT_POLICY_VIOLATION`: moderation or the provider's content policy refused the text; 400
+        `INVALID_IDEMPOTENCY_KEY`: an `Idempotency-Key` that is not one quoted string of 1 to 255 characters;
+        400 `IDEMPOTENCY_KEY_REQUIRED`: no `Idempotency-Key` on a route configured with `idempotency: required`
+        (none is by default).
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
       content:
@@ -669,7 +926,7 @@ components:
               - properties:
                   error:
                     properties:
-                      code: {enum: [INVALID_ARGUMENT, CONTENT_POLICY_VIOLATION]}
+                      code: {enum: [INVALID_ARGUMENT, CONTENT_POLICY_VIOLATION, INVALID_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_REQUIRED]}
     Unauthenticated:
       description: >-
         401 `UNAUTHENTICATED`; the message names the rule that failed and never echoes the token. With App Check
@@ -898,6 +1155,10 @@ components:
       description: |
         503 `UPSTREAM_RATE_LIMITED`: OpenAI still rate limiting after retries (distinct from our own 429);
         503 `STORAGE_UNAVAILABLE`: the media store did not answer after retries;
+        503 `QUEUE_FULL`: `Prefer: respond-async` while the job queue is full;
+        503 `JOBS_UNAVAILABLE`: the job store cannot be reached;
+        503 `IDEMPOTENCY_UNAVAILABLE`: with an `Idempotency-Key`, the idempotency store cannot answer and
+        `IDEMPOTENCY_FAILURE_POLICY=closed` (not the default);
         503 `UNAVAILABLE`: as for every authenticated route.
       headers:
         X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
@@ -910,7 +1171,7 @@ components:
               - properties:
                   error:
                     properties:
-                      code: {enum: [UPSTREAM_RATE_LIMITED, STORAGE_UNAVAILABLE, UNAVAILABLE]}
+                      code: {enum: [UPSTREAM_RATE_LIMITED, STORAGE_UNAVAILABLE, QUEUE_FULL, JOBS_UNAVAILABLE, IDEMPOTENCY_UNAVAILABLE, UNAVAILABLE]}
     UpstreamTimeout:
       description: 504 `UPSTREAM_TIMEOUT`, OpenAI did not answer within the call's deadline.
       headers:
@@ -924,6 +1185,90 @@ components:
                   error:
                     properties:
                       code: {enum: [UPSTREAM_TIMEOUT]}
+    JobAccepted:
+      description: |
+        `Prefer: respond-async`: the job is queued. The body is validated when it runs; read it at `Location`.
+        With an `Idempotency-Key`, a retry gets the same 202 (the same job) with `Idempotent-Replayed: true`.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        Location: {$ref: '#/components/headers/Job-Location'}
+        Preference-Applied: {$ref: '#/components/headers/Preference-Applied'}
+        Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
+        RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+        RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/JobCreated'}
+      links:
+        GetJob:
+          operationId: getJob
+          parameters: {job_id: '$response.body#/job_id'}
+          description: The job, its status and, once it has ended, its result or error.
+        CancelJob:
+          operationId: cancelJob
+          parameters: {job_id: '$response.body#/job_id'}
+          description: Cancel the job.
+    IdempotencyInFlight:
+      description: |
+        409 `IDEMPOTENCY_IN_FLIGHT`: the request with this `Idempotency-Key` and body still runs after this one
+        waited 300 s for its answer; retry with the same key.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        Retry-After: {$ref: '#/components/headers/Retry-After'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    required: [retryAfter]
+                    properties:
+                      code: {enum: [IDEMPOTENCY_IN_FLIGHT]}
+    IdempotencyKeyReused:
+      description: |
+        422 `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` is held for another request on this route (another
+        body, or with and without `Prefer: respond-async`); a new request needs a new key.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [IDEMPOTENCY_KEY_REUSED]}
+    JobNotFound:
+      description: 404 `JOB_NOT_FOUND`, no such job for the caller (unknown, malformed, another user's, or past its retention).
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [JOB_NOT_FOUND]}
+    JobsUnavailable:
+      description: |
+        503 `JOBS_UNAVAILABLE`: the job store cannot be reached;
+        503 `UNAVAILABLE`: as for every authenticated route.
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+        Retry-After: {$ref: '#/components/headers/Retry-After-When-Known'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [JOBS_UNAVAILABLE, UNAVAILABLE]}
     HeadError:
       description: An error; `HEAD` carries the headers of the `GET` answer and no body.
       headers:
@@ -1233,6 +1578,64 @@ components:
       properties:
         image_url: {type: string, pattern: '^/media/[0-9a-f]{32}$'}
         generation_id: {type: string, pattern: '^[0-9a-f]{32}$'}
+
+    FunctionName:
+      description: The function a job calls.
+      type: string
+      enum: [story-generation, extract-scenes, audio-synthesis, avatar-generation, scene-illustration]
+
+    JobStatus:
+      description: '`queued` and `running` until the job ends as `succeeded`, `failed` or `cancelled`.'
+      type: string
+      enum: [queued, running, succeeded, failed, cancelled]
+
+    JobCreated:
+      type: object
+      required: [job_id, status, created_at]
+      properties:
+        job_id: {type: string, pattern: '^[0-9a-f]{32}$'}
+        status: {type: string, enum: [queued]}
+        created_at: {type: string, format: date-time}
+
+    JobSummary:
+      type: object
+      required: [job_id, function, status, created_at]
+      properties:
+        job_id: {type: string, pattern: '^[0-9a-f]{32}$'}
+        function: {$ref: '#/components/schemas/FunctionName'}
+        status: {$ref: '#/components/schemas/JobStatus'}
+        created_at: {type: string, format: date-time}
+        started_at:
+          description: When a worker took it (the last time, for a job taken over).
+          type: string
+          format: date-time
+        finished_at: {type: string, format: date-time}
+
+    Job:
+      description: A job; `result` once it has `succeeded`, `error` once it has `failed`.
+      allOf:
+        - $ref: '#/components/schemas/JobSummary'
+        - type: object
+          properties:
+            result:
+              description: The function's 200 answer (the schema of its operation's 200).
+              type: object
+            error:
+              description: The function's error answer; its `requestId` is the job's id.
+              $ref: '#/components/schemas/Error'
+
+    JobList:
+      type: object
+      required: [jobs, next_cursor]
+      properties:
+        jobs:
+          type: array
+          maxItems: 100
+          items: {$ref: '#/components/schemas/JobSummary'}
+        next_cursor:
+          description: The `cursor` of the next page; null on the last.
+          type: [string, 'null']
+          pattern: '^[0-9a-f]{32}$'
 
     Me:
       type: object
