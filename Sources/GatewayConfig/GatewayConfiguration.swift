@@ -52,6 +52,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var media = MediaConfiguration()
     /// The route table; the default is the built-in one (`RouteConfiguration.defaults`).
     public var routes: [RouteConfiguration] = RouteConfiguration.defaults
+    /// Idempotency keys on generations (`idempotency:`); which routes read them is each route's `idempotency`.
+    public var idempotency = IdempotencySettings()
+    /// Asynchronous generation jobs (`jobs:`).
+    public var jobs = JobSettings()
     public var server = ServerLimits()
     public var proxy = ProxySettings()
     /// One JSON line per request on standard error (`ACCESS_LOG`).
