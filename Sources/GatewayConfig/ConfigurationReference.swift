@@ -137,7 +137,7 @@ public enum ConfigurationReference {
         ),
         Entry(
             key: "idempotency.ttl_seconds", variables: ["IDEMPOTENCY_TTL_SECONDS"],
-            meaning: "1 to 2592000: how long a 2xx answer under an `Idempotency-Key` is kept and replayed",
+            meaning: "1 to 2592000: how long a 2xx answer under an `Idempotency-Key` is kept and replayed, see [Idempotency and jobs](#idempotency-and-jobs)",
             defaultValue: "`86400`"
         ),
         Entry(

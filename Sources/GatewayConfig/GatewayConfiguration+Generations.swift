@@ -1,6 +1,6 @@
 import Yams
 
-/// The variables, file keys and `check-config` output of `IdempotencySettings` and `JobSettings`.
+/// The variables, file keys, rules and `check-config` output of `IdempotencySettings` and `JobSettings`.
 extension GatewayConfiguration {
     mutating func applyGenerations(_ reader: EnvironmentReader, problems: inout ConfigurationProblems) {
         problems.check {
@@ -19,6 +19,21 @@ extension GatewayConfiguration {
         problems.check {
             self.jobs.leaseSeconds = try reader.integer("JOB_LEASE_SECONDS", default: self.jobs.leaseSeconds, in: ConfigurationBounds.jobLeaseSeconds)
         }
+    }
+
+    /// Only the functions and upstream routes read `Idempotency-Key`. The file's reader refuses the others at their
+    /// line; this catches a table built in code.
+    func validateIdempotencyRoutes() throws(ConfigurationError) {
+        var problems = ConfigurationProblems()
+        for route in self.routes where !route.target.takesIdempotencyKeys && route.idempotencyMode != .off {
+            problems.record(
+                ConfigurationError(
+                    variable: "routes",
+                    message: "route \(route.name) has idempotency: \(route.idempotencyMode.rawValue), but idempotency applies to the functions and upstream routes (leave it out, or set it to off)"
+                )
+            )
+        }
+        try problems.throwIfAny()
     }
 
     var idempotencyNode: Node {

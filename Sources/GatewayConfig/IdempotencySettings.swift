@@ -1,5 +1,6 @@
 /// Idempotency keys on generations (`idempotency:` in the config file): how long an answer given under an
-/// `Idempotency-Key` is kept, and what a request does when the store that keeps it cannot be reached.
+/// `Idempotency-Key` is kept, and what a request does when the store that keeps it cannot be reached. Which routes
+/// take a key is each route's `idempotency` (`RouteConfiguration.idempotencyMode`).
 ///
 /// | key | variable | type | default |
 /// |---|---|---|---|

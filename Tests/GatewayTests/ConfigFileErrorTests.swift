@@ -127,6 +127,11 @@ struct ConfigFileErrorTests {
             line: 7, key: "routes[0].rate_limit", "needs auth: required (it has auth: optional)"
         ),
         InvalidFile("cost without limit", "routes:\n  - {path: /a, upstream: 'http://h:1', cost: 2}\n", line: 2, key: "routes[0].cost", "needs a rate_limit"),
+        InvalidFile(
+            "idempotency on healthz", "routes:\n  - path: /healthz\n    builtin: healthz\n    idempotency: optional\n", line: 4, key: "routes[0].idempotency",
+            "idempotency applies to the functions and upstream routes, not to route healthz"
+        ),
+        InvalidFile("an unknown idempotency mode", "routes:\n  - {path: /s, builtin: story-generation, idempotency: always}\n", line: 2, key: "routes[0].idempotency", "must be one of off, optional, required"),
         InvalidFile("timeout on a builtin", "routes:\n  - {path: /a, builtin: me, timeout_seconds: 5}\n", line: 2, key: "routes[0].timeout_seconds", "upstream routes only"),
         InvalidFile("unknown method", "routes:\n  - path: /a\n    upstream: http://h:1\n    methods: [GET, FETCH]\n", line: 4, key: "routes[0].methods[1]", "must be one of GET"),
         InvalidFile("method a builtin does not answer", "routes:\n  - {path: /s, builtin: story-generation, methods: [GET]}\n", line: 2, key: "routes[0].methods[0]", "must be one of POST"),

@@ -30,7 +30,7 @@ struct EffectiveYAMLTests {
         server: {max_header_bytes: 2048, header_timeout_seconds: 0.25, shutdown_grace_seconds: 0}
         proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, accept: false, max_age_seconds: 30}, connect_timeout_seconds: 1.5, idle_timeout_seconds: 2.5}
         routes:
-          - {path: /functions/v1/story-generation, builtin: story-generation, rate_limit: story-generation, cost: 0.5}
+          - {path: /functions/v1/story-generation, builtin: story-generation, rate_limit: story-generation, cost: 0.5, idempotency: required}
           - {path: /healthz, builtin: healthz, auth: none, methods: [GET]}
           - path: /api/
             upstream: https://[::1]:8443/base/
@@ -40,6 +40,7 @@ struct EffectiveYAMLTests {
             timeout_seconds: 2.5
             max_body_bytes: 100
             forward_authorization: true
+            idempotency: optional
             name: api
         """
 
@@ -63,6 +64,7 @@ struct EffectiveYAMLTests {
         #expect(printed.contains("upstream: https://[::1]:8443/base"))
         #expect(printed.contains("max_age_seconds: 30"))
         #expect(printed.contains("idle_timeout_seconds: 2.5"))
+        #expect(printed.contains("idempotency: required"))
         #expect(printed.contains("lease_seconds: 5"))
     }
 

@@ -1,9 +1,11 @@
+import Foundation
 import Testing
 
 @testable import Gateway
 @testable import GatewayConfig
 
-/// `idempotency:` and `jobs:`: defaults, the variables, the file, their order and their errors.
+/// `idempotency:`, `jobs:` and a route's `idempotency:`: defaults, the variables, the file, their order and their
+/// errors.
 @Suite("Configuration: idempotency and jobs")
 struct GenerationsConfigurationTests {
     static let base = ["ENV": "dev"]
@@ -132,17 +134,108 @@ struct GenerationsConfigurationTests {
         #expect(misspelt.message.hasPrefix("unknown key (did you mean 'jobs'?)"))
     }
 
-    @Test("check-config shows both sections, and the text loads back")
+    @Test("the default per target: optional on the five functions, off on every other route")
+    func routeDefaults() throws {
+        for route in RouteConfiguration.defaults {
+            #expect(route.idempotency == nil)
+            let isFunction = BuiltinHandler.functions.map { RouteConfiguration.Target.builtin($0) }.contains(route.target)
+            #expect(route.idempotencyMode == (isFunction ? .optional : .off), "\(route.name)")
+        }
+        let upstream = RouteConfiguration(path: .prefix("/api/"), target: .upstream(try #require(UpstreamURL("http://127.0.0.1:9"))))
+        #expect(upstream.idempotencyMode == .off)
+        #expect(RouteConfiguration(path: .exact("/s"), target: .builtin(.storyGeneration), idempotency: .required).idempotencyMode == .required)
+    }
+
+    @Test("a route's idempotency is read; a value equal to the target's default is stored as nil")
+    func routeValues() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            routes:
+              - {path: /s, builtin: story-generation, idempotency: required}
+              - {path: /e, builtin: extract-scenes, idempotency: optional}
+              - {path: /a, builtin: audio-synthesis, idempotency: off}
+              - {path: /u/, upstream: 'http://127.0.0.1:9', idempotency: optional}
+              - {path: /v/, upstream: 'http://127.0.0.1:9', idempotency: 'off'}
+              - {path: /w/, upstream: 'http://127.0.0.1:9'}
+              - {path: /h, builtin: healthz, auth: none, idempotency: 'off'}
+            """, environment: Self.base)
+        #expect(configuration.routes.map(\.idempotency) == [.required, nil, .off, .optional, nil, nil, nil])
+        #expect(configuration.routes.map(\.idempotencyMode) == [.required, .optional, .off, .optional, .off, .off, .off])
+    }
+
+    @Test("anything but off on a built-in other than the five functions is an error naming the route", arguments: [
+        ("  - {path: /v1/me, builtin: me, idempotency: optional}\n", "route me (builtin: me)"),
+        ("  - {path: /healthz, builtin: healthz, auth: none, idempotency: required}\n", "route healthz (builtin: healthz)"),
+        ("  - {path: /files/, builtin: media, auth: none, name: files, idempotency: required}\n", "route files (builtin: media)"),
+    ])
+    func notOnOtherBuiltins(entry: String, route: String) throws {
+        let error = try #require(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "routes:\n" + entry, environment: Self.base) }
+        #expect(error.all.count == 1)
+        #expect(error.line == 2)
+        #expect(error.variable == "routes[0].idempotency")
+        #expect(error.message == "idempotency applies to the functions and upstream routes, not to \(route): leave it out, or set it to off")
+    }
+
+    @Test("an unknown mode lists the three, with the closest")
+    func unknownMode() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try GatewayConfiguration(yaml: "routes:\n  - {path: /s, builtin: story-generation, idempotency: requird}\n", environment: Self.base)
+        }
+        #expect(error.description == "storygate.yaml:2: routes[0].idempotency: must be one of off, optional, required, not 'requird' (did you mean 'required'?)")
+        #expect(throws: ConfigurationError.self) {
+            try GatewayConfiguration(yaml: "routes:\n  - {path: /s, builtin: story-generation, idempotency: true}\n", environment: Self.base)
+        }
+    }
+
+    @Test("a table built in code is held to the same rule when validated")
+    func validatedInCode() throws {
+        var configuration = try GatewayConfiguration(environment: Self.base)
+        let healthz = try #require(configuration.routes.firstIndex { $0.name == "healthz" })
+        configuration.routes[healthz].idempotency = .required
+        let error = try #require(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error.variable == "routes")
+        #expect(error.message.hasPrefix("route healthz has idempotency: required, but idempotency applies to the functions and upstream routes"))
+        configuration.routes[healthz].idempotency = .off
+        try configuration.validate()
+    }
+
+    @Test("check-config shows both sections and each route's mode where it applies, and the text loads back")
     func effectiveYAML() throws {
         let defaults = try GatewayConfiguration(environment: Self.base).effectiveYAML()
         #expect(defaults.contains("idempotency:\n  ttl_seconds: 86400\n  failure_policy: open\n"), "\(defaults)")
         #expect(defaults.contains("jobs:\n  workers: 4\n  queue_max: 1000\n  retention_seconds: 86400\n  lease_seconds: 30\n"), "\(defaults)")
 
-        let configuration = try GatewayConfiguration(yaml: Self.file, environment: ["JOB_QUEUE_MAX": "70"])
+        let configuration = try GatewayConfiguration(yaml: Self.file + """
+
+            routes:
+              - {path: /s, builtin: story-generation, idempotency: required}
+              - {path: /e, builtin: extract-scenes}
+              - {path: /u/, upstream: 'http://127.0.0.1:9'}
+              - {path: /h, builtin: healthz, auth: none}
+            """, environment: ["JOB_QUEUE_MAX": "70"])
         let printed = try configuration.effectiveYAML()
         #expect(printed.contains("idempotency:\n  ttl_seconds: 600\n  failure_policy: closed\n"), "\(printed)")
         #expect(printed.contains("jobs:\n  workers: 0\n  queue_max: 70\n  retention_seconds: 3600\n  lease_seconds: 10\n"), "\(printed)")
+        let routes = try #require(printed.range(of: "\nroutes:\n")).upperBound
+        let entries = printed[routes...].components(separatedBy: "\n- ")
+        #expect(entries.count == 4)
+        #expect(entries[0].contains("idempotency: required"))
+        #expect(entries[1].contains("idempotency: optional"))
+        #expect(entries[2].contains("idempotency: 'off'"))
+        #expect(!entries[3].contains("idempotency"), "a route it does not apply to shows none")
         let reloaded = try GatewayConfiguration(yaml: printed, fileName: "effective.yaml")
         #expect(reloaded == configuration)
+    }
+
+    @Test("the example in docs/configuration.md loads")
+    func documentedExample() throws {
+        let document = try String(contentsOfFile: GatewayHarness.repositoryRoot + "/docs/configuration.md", encoding: .utf8)
+        let section = try #require(document.range(of: "## Idempotency and jobs"))
+        let start = try #require(document.range(of: "```yaml\n", range: section.upperBound..<document.endIndex))
+        let end = try #require(document.range(of: "```", range: start.upperBound..<document.endIndex))
+        let configuration = try GatewayConfiguration(yaml: String(document[start.upperBound..<end.lowerBound]), environment: Self.base)
+        #expect(configuration.idempotency.failurePolicy == .closed)
+        #expect(configuration.jobs.workers == 8)
+        #expect(configuration.routes.first { $0.name == "story-generation" }?.idempotencyMode == .required)
+        #expect(configuration.routes.first { $0.path == .prefix("/orders/") }?.idempotencyMode == .optional)
     }
 }
