@@ -222,4 +222,10 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         }
         return try TokenBucketScript.decision(from: reply)
     }
+
+    /// Any command or Lua script on this store's connections, routed as its checks are (for other features that keep
+    /// state in the same Redis: no connection of their own). They work while `run()` runs.
+    public var commands: RedisCommands {
+        RedisCommands(router: self.router, logger: self.logger)
+    }
 }

@@ -1,6 +1,19 @@
 import Logging
 import NIOCore
 
+/// A Lua script for `RedisCommands.run(_:keys:arguments:timeout:)`, named by its SHA-1 as `EVALSHA` takes it.
+/// Make it once (a `static let`): the digest is computed in `init`.
+public struct RedisScript: Sendable, Hashable {
+    public let source: String
+    /// The lowercase hex SHA-1 of `source`, as `SCRIPT LOAD` returns it.
+    public let sha1: String
+
+    public init(_ source: String) {
+        self.source = source
+        self.sha1 = SHA1.hexDigest(source)
+    }
+}
+
 extension RedisConnection {
     /// Sends `evalSHA`, and `eval` (which runs the script and caches it again) when Redis answers `NOSCRIPT`: it lost
     /// its script cache (SCRIPT FLUSH, a restart behind a proxy, a node new to the cluster). `NOSCRIPT` means the
