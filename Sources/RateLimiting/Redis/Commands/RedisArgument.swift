@@ -10,10 +10,12 @@ public struct RedisArgument: Sendable, Hashable, ExpressibleByStringLiteral {
 
     private let storage: Storage
 
+    /// Text, sent as its UTF-8 bytes.
     public init(_ text: String) {
         self.storage = .text(text)
     }
 
+    /// A literal, such as a command's name: `["GET", key]`.
     public init(stringLiteral text: String) {
         self.storage = .text(text)
     }

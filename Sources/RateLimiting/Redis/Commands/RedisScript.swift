@@ -4,10 +4,12 @@ import NIOCore
 /// A Lua script for `RedisCommands.run(_:keys:arguments:timeout:)`, named by its SHA-1 as `EVALSHA` takes it.
 /// Make it once (a `static let`): the digest is computed in `init`.
 public struct RedisScript: Sendable, Hashable {
+    /// The Lua source, as `EVAL` sends it.
     public let source: String
     /// The lowercase hex SHA-1 of `source`, as `SCRIPT LOAD` returns it.
     public let sha1: String
 
+    /// The script with this source; its SHA-1 is computed here.
     public init(_ source: String) {
         self.source = source
         self.sha1 = SHA1.hexDigest(source)
