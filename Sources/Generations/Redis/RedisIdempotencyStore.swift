@@ -17,6 +17,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         /// How often a waiter reads a record whose run is on another replica. Default 100 ms.
         public var pollInterval: Duration = .milliseconds(100)
 
+        /// A configuration with every key at its default.
         public init() {}
     }
 
@@ -24,6 +25,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
     private let pollInterval: Duration
     private let waiters = WakeupRegistry<IdempotencyScope>()
 
+    /// A store on `commands` (`RedisRateLimitStore.commands`); connects nothing of its own.
     public init(commands: RedisCommands, configuration: Configuration = Configuration()) {
         precondition(configuration.timeout > .zero && configuration.pollInterval > .zero, "durations must be positive")
         self.redis = RedisStoreClient(commands: commands, timeout: configuration.timeout)

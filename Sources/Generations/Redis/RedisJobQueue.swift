@@ -10,7 +10,7 @@ public import RateLimiting
 /// safe: a taken entry whose record is gone or ended is acknowledged and skipped.
 ///
 /// A worker's lease is the stream entry's idle time: `keepRunning` resets it, and an entry idle longer than a
-/// taker's `lease` is claimed by it (`TakenJob.reclaimed`). Nothing blocks a connection: workers and waiters in this
+/// taker's `lease` is claimed by it (`TakenJob.reclaimed`), so every worker should take with the same lease. Nothing blocks a connection: workers and waiters in this
 /// process are woken at once by a change this process makes, and poll for the others' changes.
 ///
 /// It sends on a `RedisRateLimitStore`'s connections (`RedisRateLimitStore.commands`): that store's `run()` keeps
@@ -28,6 +28,7 @@ public final class RedisJobQueue: JobQueue {
         /// Default 100 ms.
         public var pollInterval: Duration = .milliseconds(100)
 
+        /// A configuration with `retention` and every other key at its default.
         public init(retention: Duration) {
             self.retention = retention
         }
@@ -43,6 +44,7 @@ public final class RedisJobQueue: JobQueue {
     private let idleWorkers = WakeupRegistry<String>()
     private let watchers = WakeupRegistry<String>()
 
+    /// A queue on `commands` (`RedisRateLimitStore.commands`); connects nothing of its own.
     public init(commands: RedisCommands, configuration: Configuration) {
         precondition(
             configuration.retention > .zero && configuration.timeout > .zero && configuration.pollInterval > .zero, "durations must be positive"
