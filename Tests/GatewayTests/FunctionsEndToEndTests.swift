@@ -153,7 +153,7 @@ struct FunctionsEndToEndTests {
     @Test("bad input: invalid JSON, a missing field, an unknown enum, an oversized body; never a 5xx")
     func badInput() async throws {
         try await GatewayHarness.run(configure: Self.dev) { gateway in
-            let notJSON = try await gateway.request("POST", "/functions/v1/story-generation", headers: [("X-User-Id", "k")], body: Array("{nope".utf8))
+            let notJSON = try await gateway.request("POST", "/functions/v1/story-generation", headers: [("X-User-Id", "k"), ("Content-Type", "application/json")], body: Array("{nope".utf8))
             #expect(notJSON.status == 400)
             #expect(notJSON.errorCode == "INVALID_ARGUMENT")
 
@@ -168,12 +168,12 @@ struct FunctionsEndToEndTests {
             #expect(badVoice.errorMessage?.contains("voice") == true)
 
             let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
-            let tooLarge = try await gateway.request("POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k")], body: huge)
+            let tooLarge = try await gateway.request("POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k"), ("Content-Type", "application/json")], body: huge)
             #expect(tooLarge.status == 413)
             #expect(tooLarge.errorCode == "PAYLOAD_TOO_LARGE")
             // the same without a declared length (chunked): read to the end, then refused
             let chunked = try await gateway.request(
-                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k"), ("Transfer-Encoding", "chunked")], body: huge
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "k"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")], body: huge
             )
             #expect(chunked.status == 413)
             #expect(try await gateway.get("/healthz").status == 200)
@@ -181,6 +181,34 @@ struct FunctionsEndToEndTests {
             let unauthenticated = try await gateway.request("POST", "/functions/v1/story-generation", body: Self.json(Self.story))
             #expect(unauthenticated.status == 401)
             #expect(try await gateway.get("/functions/v1/story-generation", headers: [("X-User-Id", "k")]).status == 405)
+        }
+    }
+
+    @Test("a body not declared JSON is 415, a member given twice 400; neither spends a rate-limit token")
+    func strictBodies() async throws {
+        try await GatewayHarness.run(configure: Self.dev) { gateway in
+            let scenes = Array(#"{"story_content": "Mila climbed. The kite flew.", "target_scene_count": 1}"#.utf8)
+            for contentType in [nil, "text/plain", "application/x-www-form-urlencoded", "application/jsonx"] {
+                let headers = [("X-User-Id", "strict")] + (contentType.map { [("Content-Type", $0)] } ?? [])
+                let refused = try await gateway.request("POST", "/functions/v1/extract-scenes", headers: headers, body: scenes)
+                #expect(refused.status == 415, "\(contentType ?? "none")")
+                #expect(refused.errorCode == "UNSUPPORTED_MEDIA_TYPE")
+            }
+            let twice = Array(#"{"story_content": "Mila climbed. The kite flew.", "target_scene_count": 1, "target_scene_count": 50}"#.utf8)
+            let duplicate = try await gateway.request(
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "strict"), ("Content-Type", "application/json")], body: twice
+            )
+            #expect(duplicate.status == 400)
+            #expect(duplicate.errorCode == "INVALID_ARGUMENT")
+            let invalid = try await self.post(gateway, "extract-scenes", ["story_content": "", "target_scene_count": 1], uid: "strict")
+            #expect(invalid.status == 400)
+            // None of the six refusals took a token: the first call that runs sees 29 of 30 left.
+            let ok = try await gateway.request(
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "strict"), ("Content-Type", "Application/JSON; charset=utf-8")],
+                body: scenes
+            )
+            #expect(ok.status == 200, "\(ok.text.prefix(200))")
+            #expect(ok.header("RateLimit")?.contains("r=29") == true, "\(ok.header("RateLimit") ?? "none")")
         }
     }
 

@@ -29,7 +29,7 @@ struct OpenAIPathEndToEndTests {
     }
 
     func scenes(_ gateway: GatewayHarness, uid: String = "kid-7") async throws -> CurlResponse {
-        try await gateway.request("POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", uid)], body: Self.scenesBody)
+        try await gateway.request("POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", uid), ("Content-Type", "application/json")], body: Self.scenesBody)
     }
 
     @Test("a call reaches the fake OpenAI with a hashed end-user id, never the uid or key in our answer")

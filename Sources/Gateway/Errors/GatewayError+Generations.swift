@@ -49,4 +49,11 @@ extension GatewayError {
     static func jobNotFound() -> GatewayError {
         GatewayError(status: .notFound, code: "JOB_NOT_FOUND", message: "No job with this id.")
     }
+
+    /// A function's body not declared as JSON (RFC 9110 §15.5.16).
+    static func unsupportedMediaType() -> GatewayError {
+        GatewayError(
+            status: .unsupportedMediaType, code: "UNSUPPORTED_MEDIA_TYPE", message: "Send the body as JSON, with Content-Type: application/json."
+        )
+    }
 }

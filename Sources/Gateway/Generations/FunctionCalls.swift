@@ -13,9 +13,9 @@ import UpstreamClient
 /// its 2xx answer kept; a function call with `Prefer: respond-async` becomes a job; otherwise it runs as long as its
 /// client waits.
 ///
-/// The order is the contract: the key's syntax (400), the body (413 before any record; for a job, its fields, 400),
-/// the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A run under a
-/// key goes on when its client leaves, and its answer is kept for the retry.
+/// The order is the contract: the key's syntax (400), the body (413) and for a function its fields (400) before any
+/// record, then the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A
+/// run under a key goes on when its client leaves, and its answer is kept for the retry.
 struct FunctionCalls: Sendable {
     let service: StoryFunctionsService
     let stores: GenerationStores
@@ -55,14 +55,23 @@ struct FunctionCalls: Sendable {
         return key
     }
 
+    /// Whether the body is declared `application/json` (parameters such as `charset` allowed).
+    static func declaresJSON(_ fields: HTTPFields) -> Bool {
+        guard case .one(let value) = fields.sole(.contentType) else { return false }
+        var type = value.prefix { $0 != ";" }
+        while type.last == " " || type.last == "\t" { type.removeLast() }
+        return type.lowercased() == "application/json"
+    }
+
     func respond(
         _ request: Request, route: Route, function: FunctionRoute, identity: Identity, context: RequestContext, outcome: inout Outcome
     ) async throws -> Response {
         let key = try Self.key(request, mode: function.idempotency)
+        guard Self.declaresJSON(request.headers) else { throw GatewayError.unsupportedMediaType() }
         let preferences = Preferences(request.headers[values: Self.preferField])
         let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
-        if preferences.respondAsync, let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) {
-            // A job's request is checked at its creation: a bad one is refused at once, spending nothing.
+        if let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) {
+            // A request the function would refuse is refused before any record or token (a job's at its creation).
             do throws(FunctionError) {
                 try StoryFunctionsService.check(body, for: checked)
             } catch {

@@ -109,6 +109,9 @@ x-error-codes:
   - status: 413
     code: PAYLOAD_TOO_LARGE
     when: "a request body over the route's limit (262144 bytes for the functions)"
+  - status: 415
+    code: UNSUPPORTED_MEDIA_TYPE
+    when: "a function's body without Content-Type: application/json"
   - status: 431
     code: HEADERS_TOO_LARGE
     when: "the header section is over the server's size or field-count limit (the connection is closed)"
@@ -189,6 +192,7 @@ paths:
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -231,6 +235,7 @@ paths:
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -274,6 +279,7 @@ paths:
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -331,6 +337,7 @@ paths:
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -381,6 +388,7 @@ paths:
         '408': {$ref: '#/components/responses/RequestTimeout'}
         '409': {$ref: '#/components/responses/IdempotencyInFlight'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/IdempotencyKeyReused'}
         '429': {$ref: '#/components/responses/RateLimited'}
         '500': {$ref: '#/components/responses/FunctionServerError'}
@@ -1036,6 +1044,19 @@ components:
                   error:
                     properties:
                       code: {enum: [PAYLOAD_TOO_LARGE]}
+    UnsupportedMediaType:
+      description: "415 `UNSUPPORTED_MEDIA_TYPE`, the body is not declared `Content-Type: application/json`."
+      headers:
+        X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: '#/components/schemas/Error'
+              - properties:
+                  error:
+                    properties:
+                      code: {enum: [UNSUPPORTED_MEDIA_TYPE]}
     RangeNotSatisfiable:
       description: 416 `RANGE_NOT_SATISFIABLE`, the range is outside the object.
       headers:

@@ -1,3 +1,4 @@
+internal import IDTokens
 #if canImport(FoundationEssentials)
 internal import FoundationEssentials
 #else
@@ -10,7 +11,12 @@ enum RequestDecoder {
     static func decode<Request: Decodable>(_ type: Request.Type, from body: [UInt8]) throws(FunctionError) -> Request {
         if body.count > StoryFunctionsService.maximumBodyBytes { throw .payloadTooLarge }
         do {
-            return try JSONDecoder().decode(Request.self, from: Data(body))
+            let request = try JSONDecoder().decode(Request.self, from: Data(body))
+            // A member given twice means two things to two parsers: refused, whichever the decoder kept.
+            if let problem = StrictJSON.problem(inObject: body), problem.contains("duplicate") {
+                throw FunctionError.invalidArgument(field: nil, "The request body has a member given twice.")
+            }
+            return request
         } catch let error as DecodingError {
             throw self.map(error)
         } catch let error as FunctionError {
