@@ -21,7 +21,7 @@ struct ConfigFile {
     /// The keys allowed at the top level.
     static let keys = [
         "env", "log_level", "access_log", "listen", "admin", "firebase", "dev", "openai", "rate_limits", "auth_failure_limit",
-        "trusted_proxies", "redis", "media_dir", "media", "server", "proxy", "builtin_routes", "routes", "google",
+        "trusted_proxies", "redis", "idempotency", "jobs", "media_dir", "media", "server", "proxy", "builtin_routes", "routes", "google",
     ]
     static let maximumBytes = 1 << 20
 
@@ -98,6 +98,8 @@ struct ConfigFile {
         if let dev = top["dev"] { problems.check { try Self.applyDev(dev, to: &configuration) } }
         if let openAI = top["openai"] { problems.check { try Self.applyOpenAI(openAI, to: &configuration) } }
         if let redis = top["redis"] { problems.check { try Self.applyRedis(redis, to: &configuration) } }
+        if let idempotency = top["idempotency"] { problems.check { try Self.applyIdempotency(idempotency, to: &configuration.idempotency) } }
+        if let jobs = top["jobs"] { problems.check { try Self.applyJobs(jobs, to: &configuration.jobs) } }
         if let media = top["media"] { problems.check { try Self.applyMedia(media, to: &configuration) } }
         if let server = top["server"] { problems.check { try Self.applyServer(server, to: &configuration.server) } }
         if let proxy = top["proxy"] { problems.check { try Self.applyProxy(proxy, to: &configuration.proxy) } }

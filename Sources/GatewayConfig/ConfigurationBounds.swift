@@ -28,4 +28,12 @@ enum ConfigurationBounds {
     static let revocationMaxAgeSeconds = 1...86_400
     /// The admin route's bearer secret: at least 128 bits.
     static let adminTokenMinimumBytes = 16
+    /// How long an answer under an `Idempotency-Key` is kept: from a second to 30 days.
+    static let idempotencyTTLSeconds = 1...2_592_000
+    /// 0: a replica that only creates jobs.
+    static let jobWorkers = 0...256
+    static let jobQueueMax = 1...1_000_000
+    /// From a minute (a client must have time to fetch the result) to 30 days.
+    static let jobRetentionSeconds = 60...2_592_000
+    static let jobLeaseSeconds = 5...3600
 }

@@ -135,6 +135,27 @@ public enum ConfigurationReference {
             key: "redis.failure_policy", variables: ["RATE_LIMIT_FAILURE_POLICY"],
             meaning: "when Redis fails: `open` (this gateway's own buckets, a warning) or `closed` (503)", defaultValue: "`open`"
         ),
+        Entry(
+            key: "idempotency.ttl_seconds", variables: ["IDEMPOTENCY_TTL_SECONDS"],
+            meaning: "1 to 2592000: how long a 2xx answer under an `Idempotency-Key` is kept and replayed, see [Idempotency and jobs](#idempotency-and-jobs)",
+            defaultValue: "`86400`"
+        ),
+        Entry(
+            key: "idempotency.failure_policy", variables: ["IDEMPOTENCY_FAILURE_POLICY"],
+            meaning: "when the idempotency store is unreachable: `open` (the request runs without the guarantee, counted) or `closed` (503)",
+            defaultValue: "`open`"
+        ),
+        Entry(key: "jobs.workers", variables: ["JOB_WORKERS"], meaning: "0 to 256 jobs run at once by this replica (0: it only creates jobs)", defaultValue: "`4`"),
+        Entry(key: "jobs.queue_max", variables: ["JOB_QUEUE_MAX"], meaning: "1 to 1000000 queued jobs; creating one more is 503 `QUEUE_FULL`", defaultValue: "`1000`"),
+        Entry(
+            key: "jobs.retention_seconds", variables: ["JOB_RETENTION_SECONDS"], meaning: "60 to 2592000: how long a job and its result are kept after it is created",
+            defaultValue: "`86400`"
+        ),
+        Entry(
+            key: "jobs.lease_seconds", variables: ["JOB_LEASE_SECONDS"],
+            meaning: "5 to 3600: a running job's lease, renewed while it runs; once it lapses (its replica died) another replica takes the job",
+            defaultValue: "`30`"
+        ),
         Entry(key: "media_dir, media.dir", variables: ["MEDIA_DIR"], meaning: "where the file store keeps generated audio and images", defaultValue: "`./data/media`"),
         Entry(key: "media.store", variables: ["MEDIA_STORE"], meaning: "`file` (under `media_dir`) or `s3` (a bucket every replica shares)", defaultValue: "`file`"),
         Entry(

@@ -35,6 +35,8 @@ extension GatewayConfiguration {
             ("auth_failure_limit", self.authFailureLimit.map(Y.rateLimit) ?? Y.plain("off")),
             ("trusted_proxies", Y.inlineList(self.trustedProxies.map(\.description))),
             ("redis", self.redisNode),
+            ("idempotency", self.idempotencyNode),
+            ("jobs", self.jobsNode),
             ("media_dir", Y.string(self.mediaDirectory)),
             ("media", self.mediaNode),
             ("server", self.serverNode),

@@ -71,6 +71,7 @@ extension GatewayConfiguration {
         }
         problems.check { self.proxy.acceptAssertions = try reader.boolean("IDENTITY_ASSERTION_ACCEPT", default: self.proxy.acceptAssertions) }
         self.applyRevocation(reader, problems: &problems)
+        self.applyGenerations(reader, problems: &problems)
         try problems.throwIfAny()
     }
 

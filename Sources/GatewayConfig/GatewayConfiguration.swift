@@ -52,6 +52,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var media = MediaConfiguration()
     /// The route table; the default is the built-in one (`RouteConfiguration.defaults`).
     public var routes: [RouteConfiguration] = RouteConfiguration.defaults
+    /// Idempotency keys on generations (`idempotency:`); which routes read them is each route's `idempotency`.
+    public var idempotency = IdempotencySettings()
+    /// Asynchronous generation jobs (`jobs:`).
+    public var jobs = JobSettings()
     public var server = ServerLimits()
     public var proxy = ProxySettings()
     /// One JSON line per request on standard error (`ACCESS_LOG`).
@@ -66,7 +70,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Rules across keys: prod needs a Firebase project; dev stays on loopback unless told otherwise; the proxy's
-    /// header names and assertion key are usable (`ProxySettings.validate()`), whatever set them.
+    /// header names and assertion key are usable (`ProxySettings.validate()`), and only the functions and upstream
+    /// routes take idempotency keys, whatever set them.
     ///
     /// - Throws: every rule broken, not only the first.
     public func validate() throws(ConfigurationError) {
@@ -75,6 +80,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         problems.check { _ = try self.media.s3Settings() }
         problems.check { try self.validateRedis() }
         problems.check { try self.validateLimitCosts() }
+        problems.check { try self.validateIdempotencyRoutes() }
         problems.check { try self.validateMode() }
         problems.check { try self.validateAppCheck() }
         problems.check { try self.validateAdmin() }

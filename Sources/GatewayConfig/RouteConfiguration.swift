@@ -16,12 +16,13 @@ public import HTTPTypes
 /// | `forward_authorization` | pass the client's `Authorization` header upstream (upstream routes only) | `false` |
 /// | `app_check` | `off`, `monitor`, `enforce`: App Check on this route | the gateway's `APP_CHECK` |
 /// | `app_check_consume` | also consume the token (limited-use, replay protection) when App Check is on for the route | `false` |
+/// | `idempotency` | `off`, `optional`, `required`: the `Idempotency-Key` header (`IdempotencyMode`); the five functions and upstream routes only, and on an upstream route POST and PATCH requests only | `optional` on the five functions, `off` on every other route |
 /// | `name` | a label for logs and metrics, unique in the table | the builtin name, or the path |
 ///
 /// The table: without `routes:` it is `defaults`; `routes:` replaces it with exactly the listed routes, unless the
 /// top-level `builtin_routes: true` keeps `defaults` and adds the listed ones (a listed route on a built-in path
 /// replaces that one). One route per path: two routes on the same path are an error whatever their methods.
-/// A `methods` list equal to the target's default is stored as nil.
+/// A `methods` list or an `idempotency` equal to the target's default is stored as nil.
 public struct RouteConfiguration: Sendable, Equatable {
     public enum Target: Sendable, Equatable {
         case builtin(BuiltinHandler)
@@ -61,11 +62,20 @@ public struct RouteConfiguration: Sendable, Equatable {
     public var appCheck: AppCheckSettings.Mode?
     /// Whether the App Check token is consumed (sent to Google's API, refused when replayed).
     public var appCheckConsume: Bool
+    /// This route's idempotency mode as configured; nil: the default for its target (``idempotencyMode``).
+    public var idempotency: IdempotencyMode?
+
+    /// The idempotency mode in effect: the route's own, else `optional` on the five functions and `off` on every
+    /// other route. An upstream route applies it to POST and PATCH requests only.
+    public var idempotencyMode: IdempotencyMode {
+        self.idempotency ?? self.target.defaultIdempotencyMode
+    }
 
     public init(
         name: String? = nil, path: RouteConfiguration.PathMatch, methods: [HTTPRequest.Method]? = nil, target: Target,
         auth: RouteConfiguration.AuthPolicy = .required, rateLimit: RouteRateLimit? = nil, timeoutSeconds: Double = 30,
-        maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false, appCheck: AppCheckSettings.Mode? = nil, appCheckConsume: Bool = false
+        maxBodyBytes: Int? = nil, forwardAuthorization: Bool = false, appCheck: AppCheckSettings.Mode? = nil, appCheckConsume: Bool = false,
+        idempotency: IdempotencyMode? = nil
     ) {
         switch (name, target, path) {
         case (let name?, _, _): self.name = name
@@ -82,6 +92,7 @@ public struct RouteConfiguration: Sendable, Equatable {
         self.forwardAuthorization = forwardAuthorization
         self.appCheck = appCheck
         self.appCheckConsume = appCheckConsume
+        self.idempotency = idempotency
     }
 
     /// The built-in table: the five functions, `/media/`, `/v1/me`, `/healthz`, `/readyz`, `/openapi.yaml`. `/metrics` is
@@ -102,6 +113,24 @@ public struct RouteConfiguration: Sendable, Equatable {
 
     /// What an upstream route forwards when it lists no methods.
     package static let allMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+}
+
+extension RouteConfiguration.Target {
+    /// Whether a route to this target may read `Idempotency-Key`: the five functions and upstreams do; the other
+    /// built-in handlers (reads, health, media) have nothing to repeat.
+    var takesIdempotencyKeys: Bool {
+        switch self {
+        case .builtin(let handler): BuiltinHandler.functions.contains(handler)
+        case .upstream: true
+        }
+    }
+
+    /// `optional` on the five functions (a client may retry a generation safely without changing), `off` on every
+    /// other target (an upstream opts in).
+    var defaultIdempotencyMode: IdempotencyMode {
+        if case .builtin(let handler) = self, BuiltinHandler.functions.contains(handler) { return .optional }
+        return .off
+    }
 }
 
 /// The handlers compiled into the gateway, by the name a route's `builtin:` uses.

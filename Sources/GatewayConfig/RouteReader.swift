@@ -5,7 +5,7 @@ import HTTPTypes
 struct RouteReader {
     static let keys = [
         "name", "path", "methods", "builtin", "upstream", "auth", "rate_limit", "cost", "timeout_seconds", "max_body_bytes",
-        "forward_authorization", "app_check", "app_check_consume",
+        "forward_authorization", "app_check", "app_check_consume", "idempotency",
     ]
 
     /// The configured limits, which `rate_limit:` may name.
@@ -38,10 +38,14 @@ struct RouteReader {
         } else if let cost = route["cost"] {
             throw cost.error("needs a rate_limit: on the same route")
         }
+        let name = try route.read("name") { value throws(ConfigurationError) in
+            try value.string("a name of 1 to 128 letters, digits and . _ ~ / : @ -", isValid: Self.isName)
+        }
+        let idempotency = try route.read("idempotency") { value throws(ConfigurationError) in
+            try Self.idempotency(value, target: target, name: name)
+        } ?? nil
         return RouteConfiguration(
-            name: try route.read("name") { value throws(ConfigurationError) in
-                try value.string("a name of 1 to 128 letters, digits and . _ ~ / : @ -", isValid: Self.isName)
-            },
+            name: name,
             path: path,
             methods: try route.read("methods") { value throws(ConfigurationError) in try Self.methods(value, target: target) } ?? nil,
             target: target,
@@ -57,8 +61,21 @@ struct RouteReader {
             appCheck: try route.read("app_check") { value throws(ConfigurationError) in
                 value.isNull ? nil : try value.choice(AppCheckSettings.Mode.self)
             } ?? nil,
-            appCheckConsume: try route.read("app_check_consume") { value throws(ConfigurationError) in try value.boolean() } ?? false
+            appCheckConsume: try route.read("app_check_consume") { value throws(ConfigurationError) in try value.boolean() } ?? false,
+            idempotency: idempotency
         )
+    }
+
+    /// A mode the target takes; nil when it is the target's default (so the effective YAML loads back equal). Only
+    /// `off` on a built-in handler other than the five functions.
+    private static func idempotency(_ value: ConfigValue, target: RouteConfiguration.Target, name: String?) throws(ConfigurationError) -> IdempotencyMode? {
+        let mode = try value.choice(IdempotencyMode.self)
+        if case .builtin(let handler) = target, !target.takesIdempotencyKeys, mode != .off {
+            throw value.error(
+                "idempotency applies to the functions and upstream routes, not to route \(name ?? handler.rawValue) (builtin: \(handler.rawValue)): leave it out, or set it to off"
+            )
+        }
+        return mode == target.defaultIdempotencyMode ? nil : mode
     }
 
     /// `/exact` or `/prefix/`: URL path characters, no `.` or `..` segments, no query.

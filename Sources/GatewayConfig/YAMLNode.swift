@@ -19,7 +19,8 @@ enum YAMLNode {
         self.mapping([("capacity", self.number(limit.capacity)), ("period_seconds", self.number(limit.period)), ("shadow", self.bool(limit.shadow))])
     }
 
-    /// Every key of the route, methods resolved; `cost` only with a limit, upstream-only keys only on upstream routes.
+    /// Every key of the route, methods and idempotency resolved; `cost` only with a limit, upstream-only keys only on
+    /// upstream routes, `idempotency` only where it applies (the functions and upstream routes).
     static func route(_ route: RouteConfiguration) -> Node {
         var pairs: [(String, Node)] = [("path", self.string(route.path.text)), ("name", self.string(route.name))]
         let methods: [HTTPRequest.Method]
@@ -41,6 +42,7 @@ enum YAMLNode {
         if let maxBodyBytes = route.maxBodyBytes { pairs.append(("max_body_bytes", self.int(maxBodyBytes))) }
         if let appCheck = route.appCheck { pairs.append(("app_check", self.string(appCheck.rawValue))) }
         if route.appCheckConsume { pairs.append(("app_check_consume", self.bool(true))) }
+        if route.target.takesIdempotencyKeys { pairs.append(("idempotency", self.string(route.idempotencyMode.rawValue))) }
         return self.mapping(pairs)
     }
 }

@@ -34,6 +34,7 @@ struct ConfigFileErrorTests {
             line: 7, key: "routes[1].auth", "appears twice in one mapping (first at line 5)"
         ),
         InvalidFile("unknown top-level key", "lisen:\n  port: 1\n", line: 1, key: "lisen", "unknown key (did you mean 'listen'?); allowed here: env, log_level"),
+        InvalidFile("misspelt jobs key", "jobs:\n  worker: 2\n", line: 2, key: "jobs.worker", "unknown key (did you mean 'workers'?); allowed here: workers, queue_max"),
         InvalidFile("unknown nested key", "listen:\n  host: 127.0.0.1\n  prot: 80\n", line: 3, key: "listen.prot", "unknown key (did you mean 'port'?); allowed here: host, port"),
         InvalidFile("camelCase key", "firebase:\n  projectId: x\n", line: 2, key: "firebase.projectId", "did you mean 'project_id'?"),
     ]
@@ -47,6 +48,8 @@ struct ConfigFileErrorTests {
         InvalidFile("a word for a boolean", "access_log: maybe\n", line: 1, key: "access_log", "must be true or false, not 'maybe'"),
         InvalidFile("an unknown choice", "env: staging\n", line: 1, key: "env", "must be one of prod, dev, not 'staging'"),
         InvalidFile("a misspelt choice", "redis:\n  failure_policy: clsed\n", line: 2, key: "redis.failure_policy", "(did you mean 'closed'?)"),
+        InvalidFile("an unknown idempotency policy", "idempotency:\n  failure_policy: fail\n", line: 2, key: "idempotency.failure_policy", "must be one of open, closed"),
+        InvalidFile("a fraction of a worker", "jobs:\n  workers: 1.5\n", line: 2, key: "jobs.workers", "must be a whole number from 0 to 256"),
         InvalidFile("a null number", "listen:\n  port:\n", line: 2, key: "listen.port", "not null"),
         InvalidFile("a scalar for a list", "trusted_proxies: 10.0.0.1\n", line: 1, key: "trusted_proxies", "must be a list"),
     ]
@@ -57,6 +60,10 @@ struct ConfigFileErrorTests {
         InvalidFile("tiny header limit", "server:\n  max_header_bytes: 10\n", line: 2, key: "server.max_header_bytes", "from 1024 to 1048576"),
         InvalidFile("zero timeout", "server:\n  idle_timeout_seconds: 0\n", line: 2, key: "server.idle_timeout_seconds", "a number from 0.1 to 3600"),
         InvalidFile("OpenAI timeout", "openai:\n  timeout_seconds: 601\n", line: 2, key: "openai.timeout_seconds", "from 1 to 600"),
+        InvalidFile("idempotency TTL over 30 days", "idempotency:\n  ttl_seconds: 2592001\n", line: 2, key: "idempotency.ttl_seconds", "from 1 to 2592000"),
+        InvalidFile("a queue of none", "jobs:\n  queue_max: 0\n", line: 2, key: "jobs.queue_max", "from 1 to 1000000"),
+        InvalidFile("retention under a minute", "jobs: {retention_seconds: 59}\n", line: 1, key: "jobs.retention_seconds", "from 60 to 2592000"),
+        InvalidFile("a lease under 5 s", "jobs:\n  lease_seconds: 4\n", line: 2, key: "jobs.lease_seconds", "from 5 to 3600"),
         InvalidFile("zero capacity", "rate_limits:\n  api:\n    capacity: 0\n    period_seconds: 60\n", line: 3, key: "rate_limits.api.capacity", "a number from"),
         InvalidFile(
             "assertion max age of zero", "proxy:\n  identity_assertion:\n    max_age_seconds: 0\n", line: 3,
@@ -120,6 +127,11 @@ struct ConfigFileErrorTests {
             line: 7, key: "routes[0].rate_limit", "needs auth: required (it has auth: optional)"
         ),
         InvalidFile("cost without limit", "routes:\n  - {path: /a, upstream: 'http://h:1', cost: 2}\n", line: 2, key: "routes[0].cost", "needs a rate_limit"),
+        InvalidFile(
+            "idempotency on healthz", "routes:\n  - path: /healthz\n    builtin: healthz\n    idempotency: optional\n", line: 4, key: "routes[0].idempotency",
+            "idempotency applies to the functions and upstream routes, not to route healthz"
+        ),
+        InvalidFile("an unknown idempotency mode", "routes:\n  - {path: /s, builtin: story-generation, idempotency: always}\n", line: 2, key: "routes[0].idempotency", "must be one of off, optional, required"),
         InvalidFile("timeout on a builtin", "routes:\n  - {path: /a, builtin: me, timeout_seconds: 5}\n", line: 2, key: "routes[0].timeout_seconds", "upstream routes only"),
         InvalidFile("unknown method", "routes:\n  - path: /a\n    upstream: http://h:1\n    methods: [GET, FETCH]\n", line: 4, key: "routes[0].methods[1]", "must be one of GET"),
         InvalidFile("method a builtin does not answer", "routes:\n  - {path: /s, builtin: story-generation, methods: [GET]}\n", line: 2, key: "routes[0].methods[0]", "must be one of POST"),

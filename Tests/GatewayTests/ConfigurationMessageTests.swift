@@ -50,6 +50,8 @@ struct ConfigurationMessageTests {
             ("ENV", "staging", "ENV must be one of prod, dev"),
             ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of trace, debug"),
             ("RATE_LIMIT_FAILURE_POLICY", "maybe", "RATE_LIMIT_FAILURE_POLICY must be one of open, closed"),
+            ("IDEMPOTENCY_FAILURE_POLICY", "maybe", "IDEMPOTENCY_FAILURE_POLICY must be one of open, closed"),
+            ("JOB_WORKERS", "many", "JOB_WORKERS must be a whole number from 0 to 256"),
             ("ACCESS_LOG", "perhaps", "ACCESS_LOG must be true or false"),
         ]
     )

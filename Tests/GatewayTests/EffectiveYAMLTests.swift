@@ -24,11 +24,13 @@ struct EffectiveYAMLTests {
         auth_failure_limit: off
         trusted_proxies: [10.0.0.0/8, '::1']
         redis: {url: 'redis://cache:6379/2', pool_size: 2, timeout_ms: 5, failure_policy: closed}
+        idempotency: {ttl_seconds: 60, failure_policy: closed}
+        jobs: {workers: 0, queue_max: 1, retention_seconds: 60, lease_seconds: 5}
         media_dir: 'null'
         server: {max_header_bytes: 2048, header_timeout_seconds: 0.25, shutdown_grace_seconds: 0}
         proxy: {identity_headers: [X-User-Id, X-Tenant], identity_assertion: {header: X-Identity, accept: false, max_age_seconds: 30}, connect_timeout_seconds: 1.5, idle_timeout_seconds: 2.5}
         routes:
-          - {path: /functions/v1/story-generation, builtin: story-generation, rate_limit: story-generation, cost: 0.5}
+          - {path: /functions/v1/story-generation, builtin: story-generation, rate_limit: story-generation, cost: 0.5, idempotency: required}
           - {path: /healthz, builtin: healthz, auth: none, methods: [GET]}
           - path: /api/
             upstream: https://[::1]:8443/base/
@@ -38,6 +40,7 @@ struct EffectiveYAMLTests {
             timeout_seconds: 2.5
             max_body_bytes: 100
             forward_authorization: true
+            idempotency: optional
             name: api
         """
 
@@ -61,6 +64,8 @@ struct EffectiveYAMLTests {
         #expect(printed.contains("upstream: https://[::1]:8443/base"))
         #expect(printed.contains("max_age_seconds: 30"))
         #expect(printed.contains("idle_timeout_seconds: 2.5"))
+        #expect(printed.contains("idempotency: required"))
+        #expect(printed.contains("lease_seconds: 5"))
     }
 
     @Test("secrets are redacted: the OpenAI key, the identity-assertion key, a Redis password")

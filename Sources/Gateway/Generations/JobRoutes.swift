@@ -1,6 +1,6 @@
-import GatewayConfig
+public import GatewayConfig
 import Generations
-import HTTPTypes
+public import HTTPTypes
 import HummingbirdCore
 import IDTokens
 import NIOCore
@@ -8,8 +8,15 @@ import NIOCore
 /// `GET /v1/jobs` (the caller's recent jobs, newest first, a page at a time), `GET /v1/jobs/<id>` (one job; with
 /// `Prefer: wait=N` held until it ends or N seconds pass; with `Accept: text/event-stream` its status changes as
 /// Server-Sent Events until it ends) and `DELETE /v1/jobs/<id>` (cancels a queued or running job).
-enum JobRoutes {
+public enum JobRoutes {
     static let prefix = "/v1/jobs"
+
+    /// The two routes' names, paths and methods (both `auth: required`), for the route table and for the checks of
+    /// the API description against it.
+    public static let table: [(name: String, path: Route.PathMatch, methods: [HTTPRequest.Method])] = [
+        ("jobs", .exact(Self.prefix), [.get]),
+        ("job", .prefix(Self.prefix + "/"), [.get, .delete]),
+    ]
     static let pageLimit = 100
     static let defaultPageSize = 20
 
@@ -17,12 +24,13 @@ enum JobRoutes {
 
     /// The two routes: the list, and one job.
     static func routes(stores: GenerationStores, running: RunningJobs) -> [Route] {
-        [
-            Route(name: "jobs", path: .exact(Self.prefix), methods: [.get], auth: .required) { request, context in
+        let (list, one) = (Self.table[0], Self.table[1])
+        return [
+            Route(name: list.name, path: list.path, methods: list.methods, auth: .required) { request, context in
                 guard let identity = context.identity else { throw GatewayError.internalError() }
                 return try await Self.list(request, userHash: UserHash.logIdentifier(identity.uid), stores: stores)
             },
-            Route(name: "job", path: .prefix(Self.prefix + "/"), methods: [.get, .delete], auth: .required) { request, context in
+            Route(name: one.name, path: one.path, methods: one.methods, auth: .required) { request, context in
                 guard let identity = context.identity else { throw GatewayError.internalError() }
                 let id = String(URI(request.head.path ?? "").path.dropFirst(Self.prefix.count + 1))
                 guard JobRecord.isJobID(id) else { throw GatewayError.jobNotFound() }

@@ -176,8 +176,8 @@ paths:
           description: The story.
           headers:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
-            RateLimit: {$ref: '#/components/headers/RateLimit'}
+            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+            RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
             Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
@@ -218,8 +218,8 @@ paths:
           description: The scenes.
           headers:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
-            RateLimit: {$ref: '#/components/headers/RateLimit'}
+            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+            RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
             Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
@@ -261,8 +261,8 @@ paths:
           description: Where the audio is, and how long it plays.
           headers:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
-            RateLimit: {$ref: '#/components/headers/RateLimit'}
+            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+            RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
             Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
@@ -305,8 +305,8 @@ paths:
           description: The avatar.
           headers:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
-            RateLimit: {$ref: '#/components/headers/RateLimit'}
+            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+            RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
             Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:
@@ -362,8 +362,8 @@ paths:
           description: The illustration.
           headers:
             X-Request-ID: {$ref: '#/components/headers/X-Request-ID'}
-            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy'}
-            RateLimit: {$ref: '#/components/headers/RateLimit'}
+            RateLimit-Policy: {$ref: '#/components/headers/RateLimit-Policy-Unless-Replayed'}
+            RateLimit: {$ref: '#/components/headers/RateLimit-Unless-Replayed'}
             Idempotent-Replayed: {$ref: '#/components/headers/Idempotent-Replayed'}
           content:
             application/json:

@@ -49,7 +49,9 @@ public final class InMemoryIdempotencyStore: IdempotencyStore {
     public func renew(_ scope: IdempotencyScope, owner: String, lease: Duration) -> Bool {
         let now = self.now()
         return self.state.withLock { state in
-            guard let renewed = IdempotencyRecord.renew(state.entries[scope]?.record, owner: owner, leaseEnds: now + lease.seconds) else { return false }
+            // A record past its time is gone, as in Redis: a lapsed lease is not renewed.
+            let current = state.entries[scope].flatMap { $0.expires > now ? $0.record : nil }
+            guard let renewed = IdempotencyRecord.renew(current, owner: owner, leaseEnds: now + lease.seconds) else { return false }
             state.entries[scope]?.record = renewed
             state.entries[scope]?.expires = now + lease.seconds
             return true
@@ -59,7 +61,10 @@ public final class InMemoryIdempotencyStore: IdempotencyStore {
     public func end(_ scope: IdempotencyScope, owner: String, answer: StoredAnswer, keepFor: Duration) {
         let now = self.now()
         let waiters = self.state.withLock { state -> [Wakeup] in
-            guard let entry = state.entries[scope], let ended = IdempotencyRecord.end(entry.record, owner: owner, answer: answer) else { return [] }
+            // A run whose lease lapsed no longer holds the key, even if no other run took it yet.
+            guard let entry = state.entries[scope], entry.expires > now,
+                let ended = IdempotencyRecord.end(entry.record, owner: owner, answer: answer)
+            else { return [] }
             let keep = answer.isSuccess ? keepFor.seconds : IdempotencyRecord.releasedSeconds
             state.entries[scope] = Entry(record: ended, expires: now + keep)
             state.order.append(scope)

@@ -45,19 +45,11 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         }
     }
 
-    /// A single server's pool, or the cluster's pools.
-    private enum Routing: Sendable {
-        case single(RedisRoute)
-        case cluster(RedisCluster)
-    }
-
-    /// Redirections one check follows at most (a slot migrating while its map is refreshed takes two).
-    static let maximumRedirections = 5
-
     /// Tags cached for this many keys at most: more than a replica's active users in a few seconds.
     static let keyTagCacheCapacity = 16_384
 
-    private let routing: Routing
+    /// A single server's pool, or the cluster's pools.
+    private let router: RedisRouter
     private let keyTags: KeyTagCache
     private let timeout: TimeAmount
     private let logger: Logger
@@ -108,13 +100,13 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         self.logger = logger
         let stallLimit = max(TimeAmount(configuration.stallLimit), TimeAmount(configuration.timeout) * 10)
         if configuration.cluster {
-            self.routing = .cluster(
+            self.router = RedisRouter(mode: .cluster(
                 RedisCluster(
                     seeds: seeds, poolSize: configuration.poolSize, eventLoopGroup: eventLoopGroup,
                     connectTimeout: TimeAmount(configuration.connectTimeout), stallLimit: stallLimit,
                     refreshInterval: TimeAmount(configuration.reconnectInterval), logger: logger
                 )
-            )
+            ))
         } else {
             let pool = RedisConnectionPool(
                 endpoint: seeds[0],
@@ -125,7 +117,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
                 reconnectInterval: TimeAmount(configuration.reconnectInterval),
                 logger: logger
             )
-            self.routing = .single(RedisRoute(node: ClusterNodeAddress(host: seeds[0].host, port: seeds[0].port), pool: pool))
+            self.router = RedisRouter(mode: .single(RedisRoute(node: ClusterNodeAddress(host: seeds[0].host, port: seeds[0].port), pool: pool)))
         }
     }
 
@@ -147,7 +139,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     /// (or cancellation), then closes its connections. Call it once, from a `ServiceGroup`; after it returns, checks
     /// fail with `.shutdown`.
     public func run() async throws {
-        switch self.routing {
+        switch self.router.mode {
         case .single(let route):
             await withGracefulShutdownHandler {
                 await route.pool.run()
@@ -166,7 +158,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
     /// Connections currently open to Redis (to any node): 0 before `run()` has connected and during an outage
     /// (for readiness).
     public var liveConnectionCount: Int {
-        switch self.routing {
+        switch self.router.mode {
         case .single(let route): route.pool.liveConnectionCount
         case .cluster(let cluster): cluster.liveConnectionCount
         }
@@ -174,7 +166,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
 
     /// The cluster's slot map as last read; nil outside cluster mode (for tests).
     var clusterTopology: ClusterTopology? {
-        guard case .cluster(let cluster) = self.routing else { return nil }
+        guard case .cluster(let cluster) = self.router.mode else { return nil }
         return cluster.topology
     }
 
@@ -192,7 +184,7 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         then complete: @escaping (Result<RateLimitDecision, RateLimitStoreError>) -> Void
     ) {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
-        guard case .single(let route) = self.routing, let connection = route.pool.connectionNow(on: eventLoop) else {
+        guard case .single(let route) = self.router.mode, let connection = route.pool.connectionNow(on: eventLoop) else {
             self.checkInTask(limit, key: key, cost: cost, on: eventLoop, then: complete)
             return
         }
@@ -221,44 +213,19 @@ public final class RedisRateLimitStore: RateLimitStore, Service, Sendable {
         precondition(cost > 0 && cost.isFinite, "cost must be positive and finite")
         let deadline = NIODeadline.now() + self.timeout
         let redisKey = self.redisKey(for: limit, key: key)
-        var route: RedisRoute
-        switch self.routing {
-        case .single(let single): route = single
-        case .cluster(let cluster): route = try cluster.route(slot: ClusterKeySlot.slot(of: redisKey))
+        let logger = self.logger
+        let reply = try await self.router.send(key: redisKey, deadline: deadline) { connection, asking throws(RateLimitStoreError) in
+            try await connection.evaluate(
+                TokenBucketScript.evalSHA(key: redisKey, limit: limit, cost: cost),
+                orElse: { TokenBucketScript.eval(key: redisKey, limit: limit, cost: cost) }, asking: asking, deadline: deadline, logger: logger
+            )
         }
-        var asking = false
-        var redirections = 0
-        var retried = false
-        while true {
-            do throws(RateLimitStoreError) {
-                let connection = try await route.pool.connection(deadline: deadline)
-                var reply = try await connection.send(TokenBucketScript.evalSHA(key: redisKey, limit: limit, cost: cost), asking: asking, deadline: deadline)
-                if TokenBucketScript.isNoScript(reply) {
-                    // Redis lost its script cache (SCRIPT FLUSH, a restart behind a proxy): EVAL runs it and caches it again.
-                    self.logger.debug("Redis answered NOSCRIPT; sending the script again")
-                    reply = try await connection.send(TokenBucketScript.eval(key: redisKey, limit: limit, cost: cost), asking: asking, deadline: deadline)
-                }
-                if case .cluster(let cluster) = self.routing, let redirect = ClusterRedirect(reply, answeredBy: route.node) {
-                    redirections += 1
-                    guard redirections <= Self.maximumRedirections else {
-                        throw RateLimitStoreError.unavailable.with(detail: "more than \(Self.maximumRedirections) Redis Cluster redirections")
-                    }
-                    route = try cluster.redirected(redirect)
-                    asking = redirect.kind == .ask
-                    continue
-                }
-                return try TokenBucketScript.decision(from: reply)
-            } catch where error.notSent && !retried {
-                // The connection closed before the script left: safe to try once on another.
-                retried = true
-                continue
-            } catch {
-                // A node that is down, slow or has left: its slots may have a new primary.
-                if case .cluster(let cluster) = self.routing, error == .unavailable || error == .timeout {
-                    cluster.requestRefresh()
-                }
-                throw error
-            }
-        }
+        return try TokenBucketScript.decision(from: reply)
+    }
+
+    /// Any command or Lua script on this store's connections, routed as its checks are (for other features that keep
+    /// state in the same Redis: no connection of their own). They work while `run()` runs.
+    public var commands: RedisCommands {
+        RedisCommands(router: self.router, logger: self.logger)
     }
 }

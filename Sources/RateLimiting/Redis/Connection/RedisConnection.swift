@@ -63,7 +63,7 @@ final class RedisConnection: Sendable {
     ///
     /// A request that never left this process (the connection was already closed) fails with an error whose
     /// `notSent` is true, so the caller may retry it on another connection.
-    func send(_ command: RedisCommand, asking: Bool = false, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
+    func send(_ command: some RESPEncodable & Sendable, asking: Bool = false, deadline: NIODeadline) async throws(RateLimitStoreError) -> RESPValue {
         guard deadline > .now() else { throw .timeout }
         let promise = self.channel.eventLoop.makePromise(of: RESPValue.self)
         let handler = self.handler
