@@ -102,6 +102,8 @@ public struct GatewayApplication: Sendable {
         let store: any RateLimitStore
         var requiredRedis: RedisRateLimitStore?
         var failover: FailoverRateLimitStore?
+        // Idempotency records and jobs: shared through the limits' Redis connections, or in this process.
+        var sharedCommands: RedisCommands?
         if let redisURL = configuration.redisURL {
             var redisConfiguration = RedisRateLimitStore.Configuration(url: redisURL)
             redisConfiguration.poolSize = configuration.redisPoolSize
@@ -116,6 +118,7 @@ public struct GatewayApplication: Sendable {
                 throw ConfigurationError(variable: "REDIS_URL", message: "cannot be used: \(error)")
             }
             background.append(redis)
+            sharedCommands = redis.commands
             // Failing closed, the gateway cannot answer limited routes without Redis: not ready until connected.
             if configuration.rateLimitFailurePolicy == .failClosed { requiredRedis = redis }
             let failoverStore = FailoverRateLimitStore(
@@ -127,10 +130,11 @@ public struct GatewayApplication: Sendable {
             store = localBuckets
         }
         if let sharing = revocation?.sharing { background.append(sharing) }
-        // Idempotency records and jobs: in this process (bounded, lost on restart) without Redis.
+        let retention = Duration.seconds(configuration.jobs.retentionSeconds)
         let generations = GenerationStores(
-            idempotency: InMemoryIdempotencyStore(now: WallClock.now),
-            jobs: InMemoryJobQueue(retention: Double(configuration.jobs.retentionSeconds), now: WallClock.now),
+            idempotency: sharedCommands.map { RedisIdempotencyStore(commands: $0) } ?? InMemoryIdempotencyStore(now: WallClock.now),
+            jobs: sharedCommands.map { RedisJobQueue(commands: $0, configuration: .init(retention: retention)) }
+                ?? InMemoryJobQueue(retention: Double(configuration.jobs.retentionSeconds), now: WallClock.now),
             runs: GenerationRuns(), metrics: metrics.generations, now: WallClock.now
         )
         let runningJobs = RunningJobs()
