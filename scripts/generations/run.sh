@@ -148,6 +148,8 @@ call() {
 header() { tr -d '\r' <"$1.head" | awk -v name="${2,,}" -F': ' 'tolower($1) == name { print $2 }'; }
 # replayed OUT: the answer's Idempotent-Replayed, or "absent".
 replayed() { header "$1" Idempotent-Replayed | grep . || echo absent; }
+# digest FILE: its SHA-256, in hex.
+digest() { sha256sum <"$1" | cut -d' ' -f1; }
 # error_code FILE: the error envelope's code.
 error_code() { jq -r '.error.code // .code // empty' "$1" 2>/dev/null || true; }
 # get_job GATEWAY UID PATH OUT [curl options]: GETs a job; prints the status, the JSON in OUT.
@@ -173,7 +175,7 @@ same_key_twice() {
     "$(call B replay-kid "$function" "$out-2" -H "Idempotency-Key: $key")"
   check "$stage: $function: the first answer is not marked replayed" absent "$(replayed "$out-1")"
   check "$stage: $function: the second answer is marked replayed" true "$(replayed "$out-2")"
-  check "$stage: $function: the second body is the first" "$(sha256sum <"$out-1")" "$(sha256sum <"$out-2")"
+  check "$stage: $function: the second body is the first (sha256)" "$(digest "$out-1")" "$(digest "$out-2")"
   check "$stage: $function: no second OpenAI call" "$after_first" "$(calls "$endpoint")"
 }
 
@@ -193,7 +195,7 @@ concurrent_same_key() {
     "$(cat "$work/answers/$stage-join-"*.status | grep -o 200 | wc -l)"
   check "$stage: 20 concurrent requests: one chat call" 1 "$(($(calls chat.completions) - before))"
   check "$stage: 20 concurrent requests: one body" 1 \
-    "$(for index in $(seq 1 20); do sha256sum <"$work/answers/$stage-join-$index"; done | sort -u | wc -l)"
+    "$(for index in $(seq 1 20); do digest "$work/answers/$stage-join-$index"; done | sort -u | wc -l)"
   check "$stage: 20 concurrent requests: 19 marked replayed" 19 \
     "$(for index in $(seq 1 20); do replayed "$work/answers/$stage-join-$index"; done | grep -c '^true$' || true)"
 }
