@@ -85,7 +85,7 @@ start_gateway() {
   admin_port="$(free_port)"
   env ENV=dev ADMIN_PORT="$admin_port" REDIS_URL="$redis_url" REDIS_CLUSTER="$redis_cluster" REDIS_TIMEOUT_MS=2000 \
     OPENAI_API_KEY=sk-local OPENAI_BASE_URL="$mock/v1" MEDIA_DIR="$work/media" LOG_LEVEL=warning ACCESS_LOG=false "$@" \
-    "$binary" serve --port "$port" >"$work/gateway-$name.log" 2>&1 &
+    "$binary" serve --port "$port" >>"$work/gateway-$name.log" 2>&1 &
   gateway_pid[$name]=$!
   pids+=("${gateway_pid[$name]}")
   url[$name]="http://127.0.0.1:$port"
