@@ -21,8 +21,8 @@ extension GatewayConfiguration {
         }
     }
 
-    /// Only the functions and upstream routes read `Idempotency-Key`. The file's reader refuses the others at their
-    /// line; this catches a table built in code.
+    /// Only the functions and upstream routes with `auth: required` read `Idempotency-Key`. The file's reader
+    /// refuses the others at their line; this catches a table built in code.
     func validateIdempotencyRoutes() throws(ConfigurationError) {
         var problems = ConfigurationProblems()
         for route in self.routes where !route.target.takesIdempotencyKeys && route.idempotencyMode != .off {
@@ -30,6 +30,15 @@ extension GatewayConfiguration {
                 ConfigurationError(
                     variable: "routes",
                     message: "route \(route.name) has idempotency: \(route.idempotencyMode.rawValue), but idempotency applies to the functions and upstream routes (leave it out, or set it to off)"
+                )
+            )
+        }
+        for route in self.routes where route.idempotencyMode != .off && route.auth != .required {
+            guard case .upstream = route.target else { continue }
+            problems.record(
+                ConfigurationError(
+                    variable: "routes",
+                    message: "route \(route.name) keeps answers per user (idempotency: \(route.idempotencyMode.rawValue)), so it needs auth: required"
                 )
             )
         }

@@ -42,7 +42,7 @@ struct RouteReader {
             try value.string("a name of 1 to 128 letters, digits and . _ ~ / : @ -", isValid: Self.isName)
         }
         let idempotency = try route.read("idempotency") { value throws(ConfigurationError) in
-            try Self.idempotency(value, target: target, name: name)
+            try Self.idempotency(value, target: target, name: name, auth: auth)
         } ?? nil
         return RouteConfiguration(
             name: name,
@@ -68,12 +68,18 @@ struct RouteReader {
 
     /// A mode the target takes; nil when it is the target's default (so the effective YAML loads back equal). Only
     /// `off` on a built-in handler other than the five functions.
-    private static func idempotency(_ value: ConfigValue, target: RouteConfiguration.Target, name: String?) throws(ConfigurationError) -> IdempotencyMode? {
+    private static func idempotency(
+        _ value: ConfigValue, target: RouteConfiguration.Target, name: String?, auth: RouteConfiguration.AuthPolicy
+    ) throws(ConfigurationError) -> IdempotencyMode? {
         let mode = try value.choice(IdempotencyMode.self)
         if case .builtin(let handler) = target, !target.takesIdempotencyKeys, mode != .off {
             throw value.error(
                 "idempotency applies to the functions and upstream routes, not to route \(name ?? handler.rawValue) (builtin: \(handler.rawValue)): leave it out, or set it to off"
             )
+        }
+        // A key names a record of one user's: a route without a verified caller has nobody to scope it to.
+        if case .upstream = target, mode != .off, auth != .required {
+            throw value.error("keeps answers per user, so the route needs auth: required (it has auth: \(auth.rawValue))")
         }
         return mode == target.defaultIdempotencyMode ? nil : mode
     }

@@ -175,6 +175,22 @@ struct GenerationsConfigurationTests {
         #expect(error.message == "idempotency applies to the functions and upstream routes, not to \(route): leave it out, or set it to off")
     }
 
+    @Test("an upstream route that keeps answers needs auth: required, in the file and in code")
+    func upstreamNeedsAuthentication() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try GatewayConfiguration(yaml: "routes:\n  - {path: /u/, upstream: 'http://127.0.0.1:9', auth: optional, idempotency: optional}\n", environment: Self.base)
+        }
+        #expect(error.line == 2)
+        #expect(error.variable == "routes[0].idempotency")
+        #expect(error.message == "keeps answers per user, so the route needs auth: required (it has auth: optional)")
+        var configuration = try GatewayConfiguration(environment: Self.base)
+        configuration.routes.append(
+            RouteConfiguration(path: .prefix("/u/"), target: .upstream(UpstreamURL("http://127.0.0.1:9")!), auth: .none, idempotency: .required)
+        )
+        let inCode = try #require(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(inCode.message.contains("keeps answers per user (idempotency: required), so it needs auth: required"), "\(inCode.message)")
+    }
+
     @Test("an unknown mode lists the three, with the closest")
     func unknownMode() throws {
         let error = try #require(throws: ConfigurationError.self) {

@@ -3,9 +3,9 @@ public import Logging
 import RateLimiting
 
 /// What differs between the running configuration and a newly loaded one, split by whether a reload can apply it:
-/// routes, rate limits, the log level and access log, trusted proxies, the OpenAI settings and key, and the proxy's
-/// identity headers and assertion keys change live; what the listeners, the stores and the certificate refreshers
-/// were built with needs a restart, and a reload leaves it as it was (``applicable``).
+/// routes, rate limits, the log level and access log, trusted proxies, the OpenAI settings and key, the proxy's
+/// identity headers and assertion keys, and the idempotency settings change live; what the listeners, the stores, the
+/// job workers and the certificate refreshers were built with needs a restart, and a reload leaves it as it was (``applicable``).
 public struct ConfigurationChanges: Sendable, Equatable {
     /// One changed setting a reload applies: its config-file key and what to log about it (never a secret value).
     public struct Change: Sendable, Equatable {
@@ -35,6 +35,7 @@ public struct ConfigurationChanges: Sendable, Equatable {
         self.live(old, new, "proxy.identity_assertion.accept", \.proxy.acceptAssertions)
         self.live(old, new, "proxy.identity_assertion.max_age_seconds", \.proxy.assertionMaxAgeSeconds)
         self.live(old, new, "admin.token_file", \.adminToken)
+        self.live(old, new, "idempotency", \.idempotency)
 
         self.restart(old, new, "listen.host", \.host)
         self.restart(old, new, "listen.port", \.port)
@@ -62,6 +63,7 @@ public struct ConfigurationChanges: Sendable, Equatable {
         self.restart(old, new, "proxy.idle_timeout_seconds", \.proxy.idleTimeoutSeconds)
         self.restart(old, new, "firebase.revocation", \.revocation)
         self.restart(old, new, "google.credentials_file", \.googleCredentialsFile)
+        self.restart(old, new, "jobs", \.jobs)
     }
 
     /// `new` with every setting that needs a restart taken from `running`: what a reload puts in place.
@@ -78,6 +80,7 @@ public struct ConfigurationChanges: Sendable, Equatable {
         result.appCheck = running.appCheck
         result.devCertsDirectory = running.devCertsDirectory
         result.devAllowNonLoopback = running.devAllowNonLoopback
+        result.jobs = running.jobs
         result.authFailureLimit = running.authFailureLimit
         result.redisURL = running.redisURL
         result.redisCluster = running.redisCluster
