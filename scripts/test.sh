@@ -6,11 +6,14 @@
 #  3. the fleet: two gateway processes sharing one redis-server (one per-user limit across both, Redis killed and
 #     restarted), then sharing a three-primary Redis Cluster and an S3 bucket (moto_server): media made through one
 #     gateway served byte-identical by both;
-#  4. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
-#  5. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
+#  4. the generations: two gateway processes sharing a redis-server, then a Redis Cluster: an Idempotency-Key replayed
+#     across both (one OpenAI call), concurrent requests joining one run, jobs waited for on the other replica, a
+#     SIGKILLed replica's job reclaimed, 1,000 jobs over both;
+#  5. the real binary on a real SIGTERM: in-flight calls complete, new connections are refused, exit 0;
+#  6. OpenAI conformance: the gateway against `storygate mock-openai`, every request body it sent validated
 #     against the official OpenAI API description (../shared/openai/openapi.yaml).
-#  6. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids);
-#  7. the release build, as users run it: the five functions ten times over, conformance-checked again, and
+#  7. schemathesis: a live dev-mode gateway fuzzed against openapi.yaml (no 5xx, no answer the document forbids);
+#  8. the release build, as users run it: the five functions ten times over, conformance-checked again, and
 #     schemathesis again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +28,7 @@ SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test --skip-build --skip 
 swift test --skip-build --filter 'ProxyStreamingTests|S3MediaStreamingTests'
 ./scripts/crosscheck/run.sh .build/debug/storygate
 ./scripts/fleet/run.sh .build/debug/storygate
+./scripts/generations/run.sh .build/debug/storygate
 ./scripts/lifecycle/run.sh .build/debug/storygate
 ./scripts/openai-conformance/run.sh --self-test
 ./scripts/openai-conformance/run.sh .build/debug/storygate

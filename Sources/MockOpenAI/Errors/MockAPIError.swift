@@ -8,14 +8,17 @@ struct MockAPIError: Error, Sendable, Equatable {
     let message: String
     /// Seconds for a `Retry-After` header.
     let retryAfter: Int?
+    /// The methods for a 405's `Allow` header.
+    let allowed: String?
 
-    init(status: Int, type: String, code: String?, param: String? = nil, message: String, retryAfter: Int? = nil) {
+    init(status: Int, type: String, code: String?, param: String? = nil, message: String, retryAfter: Int? = nil, allowed: String? = nil) {
         self.status = status
         self.type = type
         self.code = code
         self.param = param
         self.message = message
         self.retryAfter = retryAfter
+        self.allowed = allowed
     }
 
     /// A stable label for logs.
@@ -33,9 +36,9 @@ struct MockAPIError: Error, Sendable, Equatable {
         Self(status: 404, type: "invalid_request_error", code: "unknown_url", message: "Unknown request URL: \(path).")
     }
 
-    static func methodNotAllowed(_ method: String, _ path: String) -> Self {
+    static func methodNotAllowed(_ method: String, _ path: String, allowed: String = "POST") -> Self {
         Self(status: 405, type: "invalid_request_error", code: "method_not_allowed",
-             message: "Method \(method) is not allowed for \(path); use POST.")
+             message: "Method \(method) is not allowed for \(path); use \(allowed).", allowed: allowed)
     }
 
     static func bodyTooLarge(limit: Int) -> Self {

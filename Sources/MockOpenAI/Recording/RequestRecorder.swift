@@ -3,11 +3,12 @@ import Logging
 import Synchronization
 
 /// Keeps the newest requests in memory (at most `limit`) and, with a directory, writes each to
-/// `<n>-<endpoint>.json` there (see ``RecordFile``).
+/// `<n>-<endpoint>.json` there (see ``RecordFile``); counts every request per endpoint, without a limit.
 final class RequestRecorder: Sendable {
     private struct State {
         var nextSequence = 1
         var requests: [RecordedRequest] = []
+        var counts: [MockEndpoint: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -24,6 +25,12 @@ final class RequestRecorder: Sendable {
     /// The requests kept, oldest first.
     var requests: [RecordedRequest] { self.state.withLock { $0.requests } }
 
+    /// How many requests each endpoint has received, every endpoint present.
+    var counts: [MockEndpoint: Int] {
+        let counts = self.state.withLock { $0.counts }
+        return Dictionary(uniqueKeysWithValues: MockEndpoint.allCases.map { ($0, counts[$0] ?? 0) })
+    }
+
     /// Records a request and returns it with its sequence number.
     @discardableResult
     func record(endpoint: MockEndpoint, method: String, path: String, contentType: String?, body: [UInt8]) -> RecordedRequest {
@@ -32,6 +39,7 @@ final class RequestRecorder: Sendable {
                 sequence: state.nextSequence, endpoint: endpoint, method: method, path: path, contentType: contentType, body: body
             )
             state.nextSequence += 1
+            state.counts[endpoint, default: 0] += 1
             state.requests.append(recorded)
             if state.requests.count > self.limit { state.requests.removeFirst(state.requests.count - self.limit) }
             return recorded

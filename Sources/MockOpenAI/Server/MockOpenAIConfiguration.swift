@@ -4,7 +4,8 @@ public struct MockOpenAIConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// The port; `0` picks a free one (reported through `onServerRunning`). Default `0`.
     public var port = 0
-    /// Added before every answer, errors included (an async sleep). Default `.zero`.
+    /// Added before every endpoint's answer, errors included (an async sleep); not before `GET /__mock/calls`.
+    /// Default `.zero`.
     public var latency: Duration = .zero
     /// The API key every request must send as `Authorization: Bearer <key>`; `nil` accepts any non-empty
     /// bearer token. Default `nil`.

@@ -11,7 +11,7 @@ public import ServiceLifecycle
 /// Endpoints (all `POST`, base path `/v1`): `chat/completions` (structured output), `audio/speech`,
 /// `images/generations`, `images/edits` (multipart) and `moderations`. Errors use OpenAI's shape
 /// `{"error": {"message", "type", "param", "code"}}`: 401 `invalid_api_key`, 400 `invalid_request_error`,
-/// 400 `content_policy_violation`, 404, 405, 413.
+/// 400 `content_policy_violation`, 404, 405, 413. Beside them, `GET /__mock/calls` answers ``calls`` as JSON.
 ///
 /// ```swift
 /// let server = MockOpenAIServer(configuration: .init(), provider: provider, logger: logger) { port in … }
@@ -42,6 +42,10 @@ public final class MockOpenAIServer: Service, Sendable {
 
     /// The requests received so far (the newest ``MockOpenAIConfiguration/recordLimit``), oldest first.
     public var requests: [RecordedRequest] { self.recorder.requests }
+
+    /// How many requests each endpoint has received since the server started, refused ones included (every endpoint
+    /// present; not bounded by the record limit). Another process reads them at `GET /__mock/calls`.
+    public var calls: [MockEndpoint: Int] { self.recorder.counts }
 
     /// Listens until graceful shutdown or cancellation; requests in flight are allowed to finish, and hanging
     /// ones (`.hang`) are cut.

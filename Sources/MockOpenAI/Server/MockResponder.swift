@@ -7,6 +7,7 @@ import OpenAI
 
 /// Answers one request: route, method, body size, recording, authentication, latency, then the scripted
 /// fault or the endpoint's normal answer. Every error goes out in OpenAI's shape from ``write(_:to:)``.
+/// The mock's own `GET /__mock/calls` is answered first, at once: no key, no latency, not recorded.
 struct MockResponder: Sendable {
     let configuration: MockOpenAIConfiguration
     let provider: any AIProvider
@@ -19,6 +20,12 @@ struct MockResponder: Sendable {
 
     func respond(to request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let path = request.uri.path
+        if CallCountsEndpoint.matches(path) {
+            guard request.method == .get else {
+                return try await Self.write(.methodNotAllowed(request.method.rawValue, path, allowed: "GET"), to: writer)
+            }
+            return try await Self.write(CallCountsEndpoint.answer(self.recorder.counts), to: writer)
+        }
         guard let endpoint = MockEndpoint(path: path) else {
             return try await self.delayed(.notFound(path), writer)
         }
@@ -104,7 +111,7 @@ struct MockResponder: Sendable {
         let body = error.body.bytes
         var head = Self.head(status: error.status, contentType: "application/json", length: body.count)
         if let retryAfter = error.retryAfter { head.headerFields[.retryAfter] = String(retryAfter) }
-        if error.status == 405 { head.headerFields[.allow] = "POST" }
+        if let allowed = error.allowed { head.headerFields[.allow] = allowed }
         try await writer.write(response: head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
