@@ -13,6 +13,8 @@
 # $MOTO_SERVER, or on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/redis-cluster.sh
+. scripts/lib/redis-cluster.sh
 binary="${1:-.build/debug/storygate}"
 # Several gateways on one machine: each admin listener takes a free port, none the default 9901.
 export ADMIN_PORT=0
@@ -105,34 +107,7 @@ redis_pid=""
 # ---- Stage 2: Redis Cluster, S3 store, mock OpenAI --------------------------------------------------------------
 echo "== stage 2: two gateways, a three-primary Redis Cluster, moto_server (S3, signatures checked), mock-openai"
 
-# Three primaries; each node's cluster bus port is chosen free too (the default, port + 10000, may not be).
-cluster_ports=()
-for index in 0 1 2; do
-  port="$(free_port)"
-  cluster_ports+=("$port")
-  mkdir -p "$work/cluster-$index"
-  redis-server --port "$port" --cluster-port "$(free_port)" --bind 127.0.0.1 --cluster-enabled yes \
-    --cluster-config-file nodes.conf --cluster-node-timeout 5000 --save "" --appendonly no --dir "$work/cluster-$index" \
-    >"$work/cluster-$index.log" 2>&1 &
-  pids+=($!)
-done
-for port in "${cluster_ports[@]}"; do
-  for attempt in $(seq 1 101); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
-    [ "$attempt" -le 100 ] || fail_start "cluster node on $port did not start"
-    sleep 0.05
-  done
-done
-redis-cli --cluster create "${cluster_ports[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >"$work/cluster-create.log" 2>&1 ||
-  fail_start "redis-cli --cluster create failed"
-for port in "${cluster_ports[@]}"; do
-  for attempt in $(seq 1 201); do
-    redis-cli -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && break
-    [ "$attempt" -le 200 ] || fail_start "cluster node on $port did not reach cluster_state:ok within 10 s"
-    sleep 0.05
-  done
-done
-cluster_url="redis://$(IFS=,; echo "${cluster_ports[*]/#/127.0.0.1:}")"
+start_redis_cluster
 
 # moto_server: the first four actions pass unsigned (the IAM user, its key, its policy, the bucket); every later
 # request must be signed with that key.

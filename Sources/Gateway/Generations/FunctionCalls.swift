@@ -6,6 +6,7 @@ import IDTokens
 import Logging
 import NIOCore
 import StoryFunctions
+import Synchronization
 import UpstreamClient
 
 /// A call of one of the five functions, or a write under an `Idempotency-Key` to an upstream route, from a caller
@@ -13,9 +14,9 @@ import UpstreamClient
 /// its 2xx answer kept; a function call with `Prefer: respond-async` becomes a job; otherwise it runs as long as its
 /// client waits.
 ///
-/// The order is the contract: the key's syntax (400), the body (413) and for a function its fields (400) before any
-/// record, then the record (a replay, a join, a 422 spend no rate-limit token), then the rate limit, then the run. A
-/// run under a key goes on when its client leaves, and its answer is kept for the retry.
+/// The order is the contract: the key's syntax (400), the body (413 before any record), the record (a replay, a join,
+/// a 422 spend no rate-limit token), then for a run the function's fields (400, which frees the key), the rate
+/// limit, and the run. A run under a key goes on when its client leaves, and its answer is kept for the retry.
 struct FunctionCalls: Sendable {
     let service: StoryFunctionsService
     let stores: GenerationStores
@@ -70,16 +71,9 @@ struct FunctionCalls: Sendable {
         guard Self.declaresJSON(request.headers) else { throw GatewayError.unsupportedMediaType() }
         let preferences = Preferences(request.headers[values: Self.preferField])
         let body = try await RequestBodyReader.collect(request.body, headers: request.headers, limit: StoryFunctionsService.maximumBodyBytes)
-        if let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) {
-            // A request the function would refuse is refused before any record or token (a job's at its creation).
-            do throws(FunctionError) {
-                try StoryFunctionsService.check(body, for: checked)
-            } catch {
-                throw GatewayError(error)
-            }
-        }
         let call = Call(calls: self, route: route, work: .function(function), identity: identity, body: body, requestID: context.requestID)
         guard let key else {
+            try call.check()
             try await call.limit(&outcome)
             return try await preferences.respondAsync ? call.createJob() : call.runWhileClientWaits(context)
         }
@@ -139,6 +133,20 @@ private struct Call: Sendable {
 
     var stores: GenerationStores { self.calls.stores }
 
+    /// A function's request checked against its fields (no I/O), before the run takes a record or a token: a request
+    /// the function would refuse is refused so (a job's at its creation). A replay needs none: its body, the same
+    /// bytes, passed when it first ran.
+    func check() throws(GatewayError) {
+        guard case .function(let function) = self.work, let checked = StoryFunctionsService.Function(rawValue: function.handler.rawValue) else {
+            return
+        }
+        do throws(FunctionError) {
+            try StoryFunctionsService.check(self.body, for: checked)
+        } catch {
+            throw GatewayError(error)
+        }
+    }
+
     /// The route's rate limit, when it has one: one token, or the refusal.
     func limit(_ outcome: inout FunctionCalls.Outcome) async throws(GatewayError) {
         guard let rule = self.route.rateLimit else { return }
@@ -190,7 +198,7 @@ private struct Call: Sendable {
     ) async throws -> Response {
         let scope = IdempotencyScope(uid: self.identity.uid, route: self.route.name, key: key)
         let fingerprint = RequestFingerprint(method: method.rawValue + (async ? " async" : ""), route: self.route.name, body: self.body)
-        let owner = JobRecord.newID()
+        let owner = RunOwner.next()
         let store = self.stores.idempotency
         let metrics = self.stores.metrics
         let joinDeadline = ContinuousClock.now + FunctionCalls.joinLimit
@@ -206,6 +214,7 @@ private struct Call: Sendable {
                 // Without the guarantee: the call runs (and spends its token) as if it had no key, to its end.
                 metrics.idempotency("unguarded")
                 outcome.idempotency = "unguarded"
+                try self.check()
                 try await self.limit(&outcome)
                 return try await async ? self.createJob() : self.stores.runs.start { await self.run() }.value().response(replayed: false)
             }
@@ -255,6 +264,7 @@ private struct Call: Sendable {
         let keep = Duration.seconds(self.calls.idempotency.ttlSeconds)
         let (requestID, now, logger) = (self.requestID, self.stores.now, self.calls.logger)
         do {
+            try self.check()
             try await self.limit(&outcome)
             if async {
                 // A job's creation is the run: its 202 is what the key keeps.
@@ -314,5 +324,16 @@ private struct Call: Sendable {
         fields[FunctionCalls.preferenceAppliedField] = "respond-async"
         let json = "{\"job_id\":\"\(job.id)\",\"status\":\"queued\",\"created_at\":\(JSONWriter.quoted(HTTPDate.rfc3339(now)))}"
         return StoredAnswer(status: .accepted, fields: fields, body: Array(json.utf8))
+    }
+}
+
+/// Names a run that holds a key: this process's random prefix and a counter, unique across replicas without a
+/// random draw (a system call) per request.
+private enum RunOwner {
+    private static let prefix = String(JobRecord.newID().prefix(16)) + "-"
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> String {
+        prefix + String(counter.add(1, ordering: .relaxed).newValue)
     }
 }

@@ -56,7 +56,9 @@ final class JobWorkers: Service, Sendable {
                 failures = 0
             } catch {
                 failures += 1
-                if failures == 1 { self.logger.warning("cannot take jobs", metadata: ["error": "\(error)"]) }
+                // A store still connecting at start (a cluster's slot map not read yet) is not worth a line; one
+                // that fails for a few seconds is.
+                if failures == 5 { self.logger.warning("cannot take jobs", metadata: ["error": "\(error)"]) }
                 try? await Task.sleep(for: .milliseconds(min(250 * failures, 2000)))
                 continue
             }
