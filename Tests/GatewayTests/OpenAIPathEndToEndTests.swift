@@ -154,7 +154,8 @@ struct OpenAIPathEndToEndTests {
             }) { gateway in
                 let impatient = CurlRequest(
                     url: "http://127.0.0.1:\(gateway.port)/functions/v1/extract-scenes", method: "POST",
-                    headers: [CurlHeader("X-User-Id", "kid-gone")], body: Self.scenesBody, timeout: .milliseconds(500)
+                    headers: [CurlHeader("X-User-Id", "kid-gone"), CurlHeader("Content-Type", "application/json")], body: Self.scenesBody,
+                    timeout: .milliseconds(500)
                 )
                 await #expect(throws: CurlError.self) { try await gateway.client.execute(impatient) }
                 // Bounded wait: the upstream connection closes only if the gateway cancelled its call.
