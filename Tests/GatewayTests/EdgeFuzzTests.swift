@@ -29,7 +29,7 @@ struct EdgeFuzzTests {
         ProcessInfo.processInfo.environment["STORYGATE_FUZZ_SEED"].flatMap { UInt64($0) } ?? fixed
     }
 
-    static let gatewayStatuses: Set<Int> = [200, 204, 206, 304, 400, 401, 403, 404, 405, 413, 416, 429, 431]
+    static let gatewayStatuses: Set<Int> = [200, 204, 206, 304, 400, 401, 403, 404, 405, 413, 415, 416, 429, 431]
     static let upstreamFaultStatuses: Set<Int> = [502, 503, 504]
 
     @Test("prod with upstream routes: request lines, header sections, random bytes, every route")

@@ -91,7 +91,8 @@ struct HTTPBehaviourTests {
             // One that reads its body: the broken framing is a 400, and the connection closes.
             let broken = try await RawSocketClient.exchange(
                 port: gateway.port,
-                text: "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-User-Id: u\r\n\r\nzz\r\n"
+                text: "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-User-Id: u\r\n"
+                    + "Content-Type: application/json\r\n\r\nzz\r\n"
             )
             #expect(broken.hasPrefix("HTTP/1.1 400"), "\(broken.prefix(60))")
             #expect(broken.lowercased().contains("\r\nconnection: close\r\n"))

@@ -63,8 +63,8 @@ struct RateLimitEndToEndTests {
         }
     }
 
-    @Test("an error after the limit counted the request carries the limit's fields: a function's 400")
-    func functionErrorCarriesLimitFields() async throws {
+    @Test("a function's 400 is refused before its limit: no token spent, no limit fields")
+    func functionErrorSpendsNoToken() async throws {
         try await GatewayHarness.run(configure: Self.dev) { gateway in
             let invalid = try await gateway.request(
                 "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "kid-400"), ("Content-Type", "application/json")],
@@ -72,8 +72,12 @@ struct RateLimitEndToEndTests {
             )
             #expect(invalid.status == 400)
             #expect(invalid.errorCode == "INVALID_ARGUMENT")
-            #expect(invalid.header("ratelimit-policy")?.hasPrefix("\"extract-scenes\";q=") == true)
-            #expect(invalid.header("ratelimit")?.hasPrefix("\"extract-scenes\";r=") == true)
+            #expect(invalid.header("ratelimit") == nil)
+            let valid = try await gateway.request(
+                "POST", "/functions/v1/extract-scenes", headers: [("X-User-Id", "kid-400"), ("Content-Type", "application/json")],
+                body: Array(#"{"story_content": "Mila climbed. The kite flew.", "target_scene_count": 1}"#.utf8)
+            )
+            #expect(valid.header("ratelimit")?.hasPrefix("\"extract-scenes\";r=29;") == true, "\(valid.header("ratelimit") ?? "none")")
             // Refused before the limit (no caller): nothing counted, no limit fields.
             let anonymous = try await gateway.request("POST", "/functions/v1/extract-scenes", body: Array("{}".utf8))
             #expect(anonymous.status == 401)

@@ -361,8 +361,8 @@ struct RequestFramingTests {
         try await GatewayHarness.run(configure: Self.dev) { gateway in
             let json = #"{"story_content":"Once upon a time. The end.","target_scene_count":2}"#
             let request =
-                "POST /functions/v1/extract-scenes HTTP/1.1\r\nHost: a\r\nX-User-Id: kid\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + String(json.utf8.count, radix: 16) + "\r\n" + json + "\r\nzz\r\n"
+                "POST /functions/v1/extract-scenes HTTP/1.1\r\nHost: a\r\nX-User-Id: kid\r\nContent-Type: application/json\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n" + String(json.utf8.count, radix: 16) + "\r\n" + json + "\r\nzz\r\n"
             let outcome = await RawHTTPExchange(heads: [false], halfClose: false, stallSeconds: 5).run(port: gateway.port, bytes: Array(request.utf8))
             #expect(outcome.responses.map(\.status) == [400])
             try await Task.sleep(for: .milliseconds(200))

@@ -143,7 +143,8 @@ struct ExpectContinueTests {
         try await GatewayHarness.run(configure: Self.dev) { gateway in
             let connection = try RawConnection(port: gateway.port)
             connection.send(
-                "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n"
             )
             // 300 KiB in 16 KiB chunks, and no last chunk: the body never ends.
             let chunk = "4000\r\n" + String(repeating: "x", count: 0x4000) + "\r\n"
