@@ -55,6 +55,18 @@ struct ServerLimitsTests {
         }
     }
 
+    @Test("two Authorization fields are the documented 400 INVALID_ARGUMENT, and the connection closes")
+    func twoAuthorizationFields() async throws {
+        try await GatewayHarness.run { gateway in
+            let answer = try await RawSocketClient.exchange(
+                port: gateway.port, text: "GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n"
+            )
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
+            #expect(answer.contains("\"code\":\"INVALID_ARGUMENT\""), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close"))
+        }
+    }
+
     @Test("a declared body over the route's limit is a 413 before the handler runs, and the connection closes unread")
     func declaredBodyTooLarge() async throws {
         let handlerRuns = Mutex(0)

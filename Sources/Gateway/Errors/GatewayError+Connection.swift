@@ -9,6 +9,9 @@ extension RequestHeadError {
         var error: GatewayError =
             switch self {
             case .tooLarge: .headersTooLarge()
+            // A readable head that names two credentials: the documented 400 `INVALID_ARGUMENT` of the rules, not
+            // a framing error, though the connection still closes (the body is not read).
+            case .malformed(reason: "repeated_authorization"): .multipleAuthorizationHeaders()
             case .malformed(let reason):
                 GatewayError(status: .badRequest, code: "MALFORMED_REQUEST", message: "The request is not valid HTTP/1.1.", reason: reason)
             }
