@@ -21,14 +21,22 @@ extension GatewayConfiguration {
     public static func load(
         configPath: String?, environment: [String: String], overrides: CommandLineOverrides = .init()
     ) throws(ConfigurationError) -> GatewayConfiguration {
-        var configuration = GatewayConfiguration()
         var problems = ConfigurationProblems()
+        let configuration = Self.load(configPath: configPath, environment: environment, overrides: overrides, problems: &problems)
+        try problems.throwIfAny()
+        return configuration
+    }
+
+    /// `load`, recording its problems in `problems` and returning what could be applied.
+    static func load(
+        configPath: String?, environment: [String: String], overrides: CommandLineOverrides, problems: inout ConfigurationProblems
+    ) -> GatewayConfiguration {
+        var configuration = GatewayConfiguration()
         if let path = configPath ?? EnvironmentReader(environment).raw("STORYGATE_CONFIG") {
             let added = EnvironmentReader(environment).addedRateLimits(known: configuration.rateLimits.map(\.name)).map(\.name)
             problems.check { try ConfigFile.read(path: path).apply(to: &configuration, environmentLimits: added) }
         }
         configuration.finish(environment: environment, overrides: overrides, problems: &problems)
-        try problems.throwIfAny()
         return configuration
     }
 
@@ -57,6 +65,13 @@ extension GatewayConfiguration {
         if problems.isEmpty {
             self.checkLimitsUsed(added, problems: &problems)
             problems.check { try self.validate() }
+        } else {
+            // The rules that read only values which did apply still run, so one run names every problem
+            // (a prod run without a project id beside a bad REDIS_URL and other bad variables).
+            if !problems.mention(["REDIS_URL", "REDIS_CLUSTER", "redis"]) { problems.check { try self.validateRedis() } }
+            if !problems.mention(["ENV", "env", "FIREBASE_PROJECT_ID", "firebase"]), self.mode == .prod, self.firebaseProjectID == nil {
+                problems.check { try self.validateMode() }
+            }
         }
     }
 
