@@ -11,7 +11,9 @@ extension ConfigFile {
     ///
     /// - Returns: whether the route keys were valid (so the table is the one the file asks for).
     @discardableResult
-    static func applyRoutes(_ top: ConfigMapping, to configuration: inout GatewayConfiguration, problems: inout ConfigurationProblems) -> Bool {
+    static func applyRoutes(
+        _ top: ConfigMapping, to configuration: inout GatewayConfiguration, environmentLimits: [String] = [], problems: inout ConfigurationProblems
+    ) -> Bool {
         let builtinValue = top["builtin_routes"]
         var keepBuiltins: Bool?
         if let builtinValue {
@@ -30,7 +32,7 @@ extension ConfigFile {
             problems.record(routesValue.error("is empty: list at least one route, or leave routes: out to keep the built-in table"))
             return false
         }
-        let reader = RouteReader(limits: configuration.rateLimits.map(\.name))
+        let reader = RouteReader(limits: configuration.rateLimits.map(\.name) + environmentLimits.filter { !configuration.rateLimits.map(\.name).contains($0) })
         var listed: [(route: RouteConfiguration, value: ConfigValue)] = []
         var valid = true
         for entry in entries {

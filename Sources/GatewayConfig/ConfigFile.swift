@@ -71,7 +71,8 @@ struct ConfigFile {
     /// (`GatewayConfiguration.validate()`) are left to the caller.
     ///
     /// - Throws: every problem found (unknown keys, each section, each rate limit and route), not only the first.
-    func apply(to configuration: inout GatewayConfiguration) throws(ConfigurationError) {
+    /// - Parameter environmentLimits: the limits `RATE_LIMIT_<NAME>` variables add, which routes may name too.
+    func apply(to configuration: inout GatewayConfiguration, environmentLimits: [String] = []) throws(ConfigurationError) {
         guard let root = self.root else { return }
         var problems = ConfigurationProblems()
         let top = ConfigMapping(root, allowed: Self.keys, problems: &problems)
@@ -107,7 +108,7 @@ struct ConfigFile {
         if let admin = top["admin"] { problems.check { try Self.applyAdmin(admin, to: &configuration) } }
         let defined = Self.applyRateLimits(top, to: &configuration, problems: &problems)
         // With a bad route the table is not the file's: whether a limit is used cannot be told.
-        if Self.applyRoutes(top, to: &configuration, problems: &problems) {
+        if Self.applyRoutes(top, to: &configuration, environmentLimits: environmentLimits, problems: &problems) {
             Self.checkLimitsUsed(defined, configuration: configuration, problems: &problems)
         }
         try problems.throwIfAny()

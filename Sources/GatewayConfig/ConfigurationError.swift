@@ -90,6 +90,11 @@ struct ConfigurationProblems {
         }
     }
 
+    /// Whether a recorded error is about one of `names`: a variable, or a file key path starting with one.
+    func mention(_ names: [String]) -> Bool {
+        self.errors.contains { error in names.contains { error.variable == $0 || error.variable.hasPrefix($0 + ".") } }
+    }
+
     /// Throws every recorded error as one.
     func throwIfAny() throws(ConfigurationError) {
         if let error = ConfigurationError.combined(self.errors) { throw error }

@@ -101,13 +101,45 @@ extension EnvironmentReader {
         return value.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
     }
 
-    /// `RATE_LIMIT_<NAME>` for each limit (`<count>/<seconds>[ shadow]`), then `RATE_LIMIT_SHADOW`.
+    /// The variable of the limit `name`: `RATE_LIMIT_` and the name upper-cased, `-` → `_`.
+    static func rateLimitVariable(_ name: String) -> String {
+        "RATE_LIMIT_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+
+    /// The `RATE_LIMIT_<NAME>` variables (set, not empty) that name none of `known` and are not other settings of
+    /// the reference table (`RATE_LIMIT_SHADOW`): each adds the limit `name` (`NAME` lower-cased, `_` → `-`).
+    func addedRateLimits(known: [String]) -> [(variable: String, name: String)] {
+        let knownVariables = Set(known.map(Self.rateLimitVariable)).union(ConfigurationReference.variables)
+        return self.environment.keys.sorted().compactMap { variable in
+            guard variable.hasPrefix("RATE_LIMIT_"), !knownVariables.contains(variable), self.raw(variable) != nil else { return nil }
+            return (variable, String(variable.dropFirst("RATE_LIMIT_".count).lowercased().map { $0 == "_" ? "-" : $0 }))
+        }
+    }
+
+    /// `RATE_LIMIT_<NAME>` for each limit (`<count>/<seconds>[ shadow]`), then the limits the environment adds
+    /// under new names, then `RATE_LIMIT_SHADOW`.
     func rateLimits(_ defaults: [RateLimit]) throws(ConfigurationError) -> [RateLimit] {
         var limits: [RateLimit] = []
+        var problems = ConfigurationProblems()
         for limit in defaults {
-            let variable = "RATE_LIMIT_" + String(limit.name.uppercased().map { $0 == "-" ? "_" : $0 })
-            limits.append(try self.optionalRateLimit(variable, name: limit.name, default: limit, allowOff: false) ?? limit)
+            let variable = Self.rateLimitVariable(limit.name)
+            problems.check { limits.append(try self.optionalRateLimit(variable, name: limit.name, default: limit, allowOff: false) ?? limit) }
         }
+        for added in self.addedRateLimits(known: defaults.map(\.name)) {
+            guard GatewayConfiguration.isRateLimitName(added.name) else {
+                problems.record(
+                    ConfigurationError(
+                        variable: added.variable,
+                        message: "names no valid limit: RATE_LIMIT_<NAME> takes a NAME of 1 to 64 letters, digits and '_', starting with a letter"
+                    )
+                )
+                continue
+            }
+            problems.check {
+                if let limit = try self.optionalRateLimit(added.variable, name: added.name, default: nil, allowOff: false) { limits.append(limit) }
+            }
+        }
+        try problems.throwIfAny()
         let shadowed = try self.list("RATE_LIMIT_SHADOW")
         let names = Set(limits.map(\.name))
         for name in shadowed where name != "all" && !names.contains(name) {

@@ -21,13 +21,22 @@ extension GatewayConfiguration {
     public static func load(
         configPath: String?, environment: [String: String], overrides: CommandLineOverrides = .init()
     ) throws(ConfigurationError) -> GatewayConfiguration {
-        var configuration = GatewayConfiguration()
         var problems = ConfigurationProblems()
+        let configuration = Self.load(configPath: configPath, environment: environment, overrides: overrides, problems: &problems)
+        try problems.throwIfAny()
+        return configuration
+    }
+
+    /// `load`, recording its problems in `problems` and returning what could be applied.
+    static func load(
+        configPath: String?, environment: [String: String], overrides: CommandLineOverrides, problems: inout ConfigurationProblems
+    ) -> GatewayConfiguration {
+        var configuration = GatewayConfiguration()
         if let path = configPath ?? EnvironmentReader(environment).raw("STORYGATE_CONFIG") {
-            problems.check { try ConfigFile.read(path: path).apply(to: &configuration) }
+            let added = EnvironmentReader(environment).addedRateLimits(known: configuration.rateLimits.map(\.name)).map(\.name)
+            problems.check { try ConfigFile.read(path: path).apply(to: &configuration, environmentLimits: added) }
         }
         configuration.finish(environment: environment, overrides: overrides, problems: &problems)
-        try problems.throwIfAny()
         return configuration
     }
 
@@ -39,7 +48,10 @@ extension GatewayConfiguration {
     ) throws(ConfigurationError) {
         self.init()
         var problems = ConfigurationProblems()
-        if let yaml { problems.check { try ConfigFile(text: yaml, name: fileName).apply(to: &self) } }
+        if let yaml {
+            let added = EnvironmentReader(environment).addedRateLimits(known: self.rateLimits.map(\.name)).map(\.name)
+            problems.check { try ConfigFile(text: yaml, name: fileName).apply(to: &self, environmentLimits: added) }
+        }
         self.finish(environment: environment, overrides: overrides, problems: &problems)
         try problems.throwIfAny()
     }
@@ -47,9 +59,33 @@ extension GatewayConfiguration {
     /// The environment and the flags over the file, then the cross-key rules, which run only on values that are
     /// each valid (a rule over a value that failed to apply would report a second, misleading problem).
     private mutating func finish(environment: [String: String], overrides: CommandLineOverrides, problems: inout ConfigurationProblems) {
+        let added = EnvironmentReader(environment).addedRateLimits(known: self.rateLimits.map(\.name))
         problems.check { try self.apply(environment: environment) }
         problems.check { try self.apply(overrides) }
-        if problems.isEmpty { problems.check { try self.validate() } }
+        if problems.isEmpty {
+            self.checkLimitsUsed(added, problems: &problems)
+            problems.check { try self.validate() }
+        } else {
+            // The rules that read only values which did apply still run, so one run names every problem
+            // (a prod run without a project id beside a bad REDIS_URL and other bad variables).
+            if !problems.mention(["REDIS_URL", "REDIS_CLUSTER", "redis"]) { problems.check { try self.validateRedis() } }
+            if !problems.mention(["ENV", "env", "FIREBASE_PROJECT_ID", "firebase"]), self.mode == .prod, self.firebaseProjectID == nil {
+                problems.check { try self.validateMode() }
+            }
+        }
+    }
+
+    /// A limit a variable adds that no route uses is most likely a misspelt variable whose intended override never
+    /// applies (`RATE_LIMIT_STORY_GENERATON`): an error with the closest limit's variable, as in the file.
+    private func checkLimitsUsed(_ added: [(variable: String, name: String)], problems: inout ConfigurationProblems) {
+        let used = Set(self.routes.compactMap(\.rateLimit?.name))
+        for limit in added where !used.contains(limit.name) {
+            let others = self.rateLimits.map(\.name).filter { $0 != limit.name }
+            let hint =
+                Suggestion.closest(to: limit.name, among: others).map { "; did you mean \(EnvironmentReader.rateLimitVariable($0))?" }
+                ?? " (name \(limit.name) in a route's rate_limit:, or unset it)"
+            problems.record(ConfigurationError(variable: limit.variable, message: "adds the limit \(limit.name), which no route uses\(hint)"))
+        }
     }
 
     /// Applies the flags; they are checked like the variables they override.

@@ -11,8 +11,17 @@ extension GatewayConfiguration {
     public static func loadForStart(
         configPath: String?, environment: [String: String], overrides: CommandLineOverrides = .init()
     ) throws(ConfigurationError) -> GatewayConfiguration {
-        var configuration = try Self.load(configPath: configPath, environment: environment, overrides: overrides)
         var problems = ConfigurationProblems()
+        var configuration = Self.load(configPath: configPath, environment: environment, overrides: overrides, problems: &problems)
+        guard problems.isEmpty else {
+            // The start rule that reads only the mode and the key is reported beside the others (prod without
+            // FIREBASE_PROJECT_ID nor OPENAI_API_KEY names both).
+            if configuration.mode == .prod, configuration.openAIAPIKey == nil, !problems.mention(["ENV", "env", "OPENAI_API_KEY", "OPENAI_API_KEY_FILE", "openai"]) {
+                problems.record(Self.openAIKeyRequired)
+            }
+            try problems.throwIfAny()
+            return configuration
+        }
         if configuration.mode == .dev {
             problems.check { configuration.devCertsDirectory = try DevCertificates.locate(configured: configuration.devCertsDirectory) }
         }
@@ -20,6 +29,11 @@ extension GatewayConfiguration {
         try problems.throwIfAny()
         return configuration
     }
+
+    static let openAIKeyRequired = ConfigurationError(
+        variable: "OPENAI_API_KEY",
+        message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
+    )
 
     /// The rules a configuration may break and still load (a prod configuration without an OpenAI key is valid to
     /// print and to test, but not to run), over the configured routes.
@@ -36,14 +50,7 @@ extension GatewayConfiguration {
         extraRoutePolicies: [(name: String, rateLimit: RouteRateLimit?, auth: RouteConfiguration.AuthPolicy)]
     ) throws(ConfigurationError) {
         var problems = ConfigurationProblems()
-        if self.mode == .prod, self.openAIAPIKey == nil {
-            problems.record(
-                ConfigurationError(
-                    variable: "OPENAI_API_KEY",
-                    message: "is required when ENV=prod: the built-in AI functions call OpenAI (set it, or OPENAI_API_KEY_FILE to a file holding it)"
-                )
-            )
-        }
+        if self.mode == .prod, self.openAIAPIKey == nil { problems.record(Self.openAIKeyRequired) }
         problems.check { try self.validateRevocationForStart() }
         let limits = self.rateLimits.map(\.name)
         let routes = self.routes.map { ($0.name, $0.rateLimit, $0.auth) } + extraRoutePolicies

@@ -87,7 +87,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         try problems.throwIfAny()
     }
 
-    private func validateMode() throws(ConfigurationError) {
+    func validateMode() throws(ConfigurationError) {
         switch self.mode {
         case .prod:
             guard self.firebaseProjectID != nil else {

@@ -41,7 +41,8 @@ package enum RawRequestHead {
         }
         guard index < count else { return .incomplete }
 
-        // Method: upper-case letters and `-`, then SP (more spaces are skipped, as llhttp does).
+        // Method: a token, then SP (more spaces are skipped, as llhttp does). Methods are case-sensitive tokens
+        // (RFC 9110 §9.1): `get` is an unknown method, answered 405 by the router, not a malformed request.
         let methodStart = index
         while index < count, Self.isMethodByte(bytes[index]) { index += 1 }
         guard index < count else { return index - methodStart > 20 ? Self.malformed("invalid_method") : .incomplete }
@@ -348,9 +349,9 @@ package enum RawRequestHead {
         }
     }
 
-    /// Method bytes read: upper-case letters and `-` (llhttp's methods are upper-case; `M-SEARCH`).
+    /// Method bytes read: token characters (RFC 9110 §9.1), of any case.
     private static func isMethodByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
+        HTTPByte.isToken(byte)
     }
 
     /// Field-value bytes: visible ASCII, space, tab and obs-text (RFC 9110 §5.5); no controls, no DEL.

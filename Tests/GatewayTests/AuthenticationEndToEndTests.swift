@@ -44,6 +44,21 @@ struct AuthenticationEndToEndTests {
         }
     }
 
+    @Test("credentials in another scheme: 401 with the Bearer challenge, saying the scheme is not accepted")
+    func otherScheme() async throws {
+        try await GatewayHarness.run { gateway in
+            for value in ["Basic dXNlcjpwYXNz", "Digest username=\"a\""] {
+                let response = try await gateway.get("/v1/me", headers: [("Authorization", value)])
+                #expect(response.status == 401)
+                #expect(response.errorCode == "UNAUTHENTICATED")
+                #expect(response.header("www-authenticate") == "Bearer realm=\"storygate\"")
+                let message = (response.json["error"] as? [String: Any])?["message"] as? String
+                #expect(message?.contains("scheme is not accepted") == true, "\(message ?? "")")
+                #expect(message?.contains("dXNlcjpwYXNz") == false)
+            }
+        }
+    }
+
     @Test("rejected tokens: 401 invalid_token naming the rule, never echoing the token", arguments: [true, false])
     func rejected(failureLimit: Bool) async throws {
         try await GatewayHarness.run(configure: { if !failureLimit { $0.authFailureLimit = nil } }) { gateway in

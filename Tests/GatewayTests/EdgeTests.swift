@@ -299,7 +299,7 @@ struct EdgeTests {
     @Test("a method no route takes, known to SwiftNIO or not (a method is any token, RFC 9110 §9.1), is a 405 with Allow; the connection goes on")
     func unknownMethod() async throws {
         try await ProxyFixture.run { gateway, upstream in
-            for method in ["FOO", "BREW", "TRACE"] {
+            for method in ["FOO", "BREW", "TRACE", "get", "Post"] {
                 let outcome = await RawHTTPExchange(heads: [false, false], halfClose: false, stallSeconds: 5).run(
                     port: gateway.port,
                     bytes: Array("\(method) /open/echo HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n".utf8)

@@ -135,7 +135,9 @@ struct RawRequestHeadTests {
         ("GET / HTTP/1.0\r\n\r\n", "complete"),
         ("GET / HTTP/2.0\r\nHost: a\r\n\r\n", "invalid_version"),
         ("GET / HTTP/1.2\r\nHost: a\r\n\r\n", "invalid_version"),
-        ("get / HTTP/1.1\r\nHost: a\r\n\r\n", "invalid_method"),
+        // A token of any case is a method (RFC 9110 §9.1); llhttp refuses lower case, the router answers 405.
+        ("get / HTTP/1.1\r\nHost: a\r\n\r\n", "complete"),
+        ("G(T / HTTP/1.1\r\nHost: a\r\n\r\n", "invalid_method"),
         ("GET http://a/ HTTP/1.1\r\nHost: a\r\n\r\n", "complete"),
         ("GET http://a:port/ HTTP/1.1\r\nHost: a\r\n\r\n", "invalid_host"),
         ("GET a.example:443 HTTP/1.1\r\nHost: a\r\n\r\n", "invalid_target"),
@@ -192,7 +194,7 @@ struct RawRequestHeadTests {
             }
         #expect(found == expected, "\(text.debugDescription)")
         // What the reader reads, SwiftNIO's stack reads the same way.
-        if case .complete(let head) = outcome, !text.hasPrefix("CONNECT") {
+        if case .complete(let head) = outcome, !text.hasPrefix("CONNECT"), !text.hasPrefix("get") {
             let reference = try? Self.nioHead(text)
             #expect(reference?.path == head.request.path, "\(text.debugDescription)")
             #expect(reference?.authority == head.request.authority, "\(text.debugDescription)")

@@ -55,6 +55,36 @@ struct ServerLimitsTests {
         }
     }
 
+    @Test("a head refused for its framing says why, in a fixed sentence", arguments: [
+        ("GET /healthz HTTP/1.1\r\n\r\n", "needs a Host header"),
+        ("POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", "send only one of them"),
+        ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "does not speak HTTP/2"),
+        ("\u{16}\u{3}\u{1}\u{0}\u{5}", "TLS sent to a plain-HTTP port"),
+    ])
+    func malformedSaysWhy(_ request: String, _ expected: String) async throws {
+        try await GatewayHarness.run { gateway in
+            let answer = try await RawSocketClient.exchange(port: gateway.port, text: request)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
+            let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            let error = try #require(json["error"] as? [String: Any])
+            #expect(error["code"] as? String == "MALFORMED_REQUEST")
+            #expect((error["message"] as? String)?.contains(expected) == true, "\(body)")
+        }
+    }
+
+    @Test("two Authorization fields are the documented 400 INVALID_ARGUMENT, and the connection closes")
+    func twoAuthorizationFields() async throws {
+        try await GatewayHarness.run { gateway in
+            let answer = try await RawSocketClient.exchange(
+                port: gateway.port, text: "GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n"
+            )
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
+            #expect(answer.contains("\"code\":\"INVALID_ARGUMENT\""), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close"))
+        }
+    }
+
     @Test("a declared body over the route's limit is a 413 before the handler runs, and the connection closes unread")
     func declaredBodyTooLarge() async throws {
         let handlerRuns = Mutex(0)

@@ -20,6 +20,8 @@ struct ShutdownTests {
             let ready = try await gateway.get("/readyz")
             #expect(ready.status == 503)
             #expect(ready.errorCode == "UNAVAILABLE")
+            let message = (ready.json["error"] as? [String: Any])?["message"] as? String
+            #expect(message?.contains("shutting down") == true, "\(message ?? "")")
             #expect(try await gateway.get("/healthz").status == 200)
         }
     }

@@ -119,7 +119,7 @@ public struct Authenticator: Sendable {
     /// The caller's identity; no credentials is a 401.
     public func authenticate(_ headers: HTTPFields, clientAddress: () -> String) async throws(GatewayError) -> Identity {
         guard let identity = try await self.identify(headers, clientAddress: clientAddress) else {
-            throw self.missingCredentials(clientAddress: clientAddress)
+            throw self.missingCredentials(authorization: headers[.authorization], clientAddress: clientAddress)
         }
         return identity
     }
@@ -129,7 +129,9 @@ public struct Authenticator: Sendable {
         _ headers: HTTPFields, authorization: String? = nil, clientAddress: () -> String
     ) throws(GatewayError) -> Outcome {
         let outcome = try self.identifyNow(headers, authorization: authorization, clientAddress: clientAddress)
-        if case .identified(nil) = outcome { throw self.missingCredentials(clientAddress: clientAddress) }
+        if case .identified(nil) = outcome {
+            throw self.missingCredentials(authorization: authorization ?? headers[.authorization], clientAddress: clientAddress)
+        }
         return outcome
     }
 
@@ -138,8 +140,11 @@ public struct Authenticator: Sendable {
         self.failure(.invalidToken(message, reason: TokenVerificationError.Reason.malformed.rawValue), clientAddress: clientAddress)
     }
 
-    private func missingCredentials(clientAddress: () -> String) -> GatewayError {
-        self.failure(.missingCredentials(devMode: self.trustUserIDHeader), clientAddress: clientAddress)
+    /// No identity: no credentials at all, or (with an `Authorization` value that gave none) another scheme.
+    private func missingCredentials(authorization: String?, clientAddress: () -> String) -> GatewayError {
+        let error: GatewayError =
+            authorization == nil ? .missingCredentials(devMode: self.trustUserIDHeader) : .unsupportedScheme(devMode: self.trustUserIDHeader)
+        return self.failure(error, clientAddress: clientAddress)
     }
 
     /// A verification's result as an outcome: an unknown key asks for the refetch instead of failing.

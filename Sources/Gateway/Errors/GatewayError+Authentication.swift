@@ -17,6 +17,20 @@ extension GatewayError {
         return error
     }
 
+    /// Credentials in a scheme other than `Bearer` (`Basic`, …): a 401 with the same challenge as none at all
+    /// (RFC 6750 §3.1), but a message that says the scheme, not the credentials, is what is missing.
+    static func unsupportedScheme(devMode: Bool) -> GatewayError {
+        var error = GatewayError(
+            status: .unauthorized, code: "UNAUTHENTICATED",
+            message: devMode
+                ? "The Authorization scheme is not accepted: send Authorization: Bearer <Firebase ID token> (or X-User-Id in dev mode, without Authorization)."
+                : "The Authorization scheme is not accepted: send Authorization: Bearer <Firebase ID token>.",
+            reason: "unsupported_scheme"
+        )
+        error.headers[.wwwAuthenticate] = "Bearer realm=\"\(Self.realm)\""
+        return error
+    }
+
     /// The request carried more than one Authorization header (RFC 6750 §2: one method, once).
     static func multipleAuthorizationHeaders() -> GatewayError {
         var error = GatewayError(

@@ -2,6 +2,15 @@ import HTTPTypes
 import HummingbirdCore
 import NIOCore
 
+/// What `/readyz` answers.
+enum Readiness: Sendable {
+    case ready
+    /// Shutting down: new work belongs on another instance.
+    case draining
+    /// Certificates not loaded yet, or a required store unreachable.
+    case notReady
+}
+
 /// `/healthz` and `/readyz`.
 enum SystemHandlers {
     /// 200 while the process is up.
@@ -11,17 +20,26 @@ enum SystemHandlers {
         }
     }
 
-    /// 200 only when every trusted project's certificates are loaded (and, failing closed, Redis is connected).
-    static func ready(isReady: @escaping @Sendable () -> Bool) -> RouteHandler {
+    /// 200 only when every trusted project's certificates are loaded (and, failing closed, Redis is connected), and
+    /// the gateway is not draining; each 503 says which.
+    static func ready(isReady: @escaping @Sendable () -> Readiness) -> RouteHandler {
         { _, _ in
-            guard isReady() else {
+            switch isReady() {
+            case .ready:
+                return JSONResponse.make(status: .ok, json: "{\"status\":\"ready\"}")
+            case .draining:
+                throw GatewayError(
+                    status: .serviceUnavailable, code: "UNAVAILABLE",
+                    message: "The gateway is shutting down: requests in flight finish, new ones belong on another instance.",
+                    reason: "draining"
+                )
+            case .notReady:
                 throw GatewayError(
                     status: .serviceUnavailable, code: "UNAVAILABLE",
                     message: "The gateway is not ready: token signing certificates are not loaded, or a required store is unreachable.",
                     reason: "not_ready", retryAfter: 5
                 )
             }
-            return JSONResponse.make(status: .ok, json: "{\"status\":\"ready\"}")
         }
     }
 }

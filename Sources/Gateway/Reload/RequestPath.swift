@@ -29,7 +29,7 @@ struct RequestPathBuilder: Sendable {
     let curl: CurlClient
     let media: any MediaStore
     let mediaDelivery: MediaHandler.Delivery
-    let isReady: @Sendable () -> Bool
+    let isReady: @Sendable () -> Readiness
     let metricsHandler: RouteHandler
     let openAPIHandler: RouteHandler
     /// The proxy the ServiceGroup runs: every rebuilt one shares its pools.

@@ -6,7 +6,7 @@ struct RouteBuilder {
     let functions: StoryFunctionsService
     let media: any MediaStore
     let mediaDelivery: MediaHandler.Delivery
-    let isReady: @Sendable () -> Bool
+    let isReady: @Sendable () -> Readiness
     let metrics: RouteHandler
     let openAPI: RouteHandler
     let proxy: UpstreamProxy

@@ -155,8 +155,10 @@ public struct GatewayApplication: Sendable {
             settings: configuration.proxy, trustedProxies: configuration.trustedProxies,
             defaultMaxBodyBytes: configuration.server.maxBodyBytes, metrics: metrics, logger: logger
         )
-        let isReady: @Sendable () -> Bool = { [requiredRedis, drain] in
-            !drain.isDraining && tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+        let isReady: @Sendable () -> Readiness = { [requiredRedis, drain] in
+            if drain.isDraining { return .draining }
+            let ready = tokens.isReady && (appCheck?.isReady ?? true) && (requiredRedis.map { $0.liveConnectionCount > 0 } ?? true)
+            return ready ? .ready : .notReady
         }
         let metricsHandler = MetricsHandler.handler(metrics: metrics, certificateStores: self.certificateStores, failover: failover)
         // What a configuration decides on the request path, built now and again on each reload.

@@ -291,7 +291,7 @@ struct RequestCodecFuzzTests {
         let method =
             reference.reads.count < index
             ? gateway.reads[reference.reads.count].method : String(decoding: gateway.next.prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
-        let isToken = !method.isEmpty && method.utf8.allSatisfy { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 == UInt8(ascii: "-") }
+        let isToken = !method.isEmpty && method.utf8.allSatisfy(HTTPByte.isToken)
         if isToken, error == .invalidMethod, !Self.llhttpMethods.contains(method) { return .unknownMethod }
         // llhttp reads `PRI` only as the start of the HTTP/2 preface, `PRI * HTTP/2.0`.
         if method == "PRI", error == .invalidVersion { return .unknownMethod }
