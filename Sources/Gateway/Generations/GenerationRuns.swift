@@ -27,23 +27,12 @@ final class GenerationRuns: Service, Sendable {
         let outcome = RunOutcome()
         self.state.withLock { $0.running += 1 }
         Task(executorPreference: globalConcurrentExecutor) {
-            let answer = await withTaskGroup(of: StoredAnswer?.self) { group in
-                group.addTask { await work() }
+            let answer =
                 if let renew {
-                    group.addTask {
-                        while (try? await Task.sleep(for: every)) != nil { await renew() }
-                        return nil
-                    }
+                    await whileRenewing(every: every, { await renew(); return true }) { await work() }
+                } else {
+                    await work()
                 }
-                var answer: StoredAnswer?
-                while let next = await group.next() {
-                    if let next {
-                        answer = next
-                        group.cancelAll()
-                    }
-                }
-                return answer ?? StoredAnswer(status: 500, fields: [], body: [])
-            }
             outcome.deliver(answer)
             self.ended()
         }
@@ -58,5 +47,22 @@ final class GenerationRuns: Service, Sendable {
         // Nothing to do until shutdown; then the runs under way finish (until the grace period's cancellation).
         try? await gracefulShutdown()
         while self.count > 0, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
+    }
+}
+
+/// Runs `work`, calling `renew` every `every` meanwhile (to keep a lease); when `renew` answers false, `stop` is called
+/// (to cancel what `work` waits for) and renewing ends.
+func whileRenewing<Result: Sendable>(
+    every: Duration, _ renew: @escaping @Sendable () async -> Bool, stop: @escaping @Sendable () -> Void = {}, _ work: () async -> Result
+) async -> Result {
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            while (try? await Task.sleep(for: every)) != nil {
+                guard await renew() else { return stop() }
+            }
+        }
+        let result = await work()
+        group.cancelAll()
+        return result
     }
 }

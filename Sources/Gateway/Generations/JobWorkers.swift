@@ -93,29 +93,13 @@ final class JobWorkers: Service, Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         // Renew the lease while the function runs; a cancelled job (false) stops it.
-        let answer = await withTaskGroup(of: StoredAnswer?.self) { group in
-            group.addTask { await task.value }
-            group.addTask {
-                while (try? await Task.sleep(for: self.lease / 3)) != nil {
-                    if (try? await self.stores.jobs.keepRunning(taken, consumer: self.consumer, lease: self.lease)) == false {
-                        task.cancel()
-                        return nil
-                    }
-                }
-                return nil
-            }
-            var answer: StoredAnswer?
-            while let next = await group.next() {
-                if let next {
-                    answer = next
-                    group.cancelAll()
-                }
-            }
-            return answer
-        }
+        let (jobs, consumer, lease) = (self.stores.jobs, self.consumer, self.lease)
+        let answer = await whileRenewing(
+            every: lease / 3, { (try? await jobs.keepRunning(taken, consumer: consumer, lease: lease)) != false }, stop: { task.cancel() }
+        ) { await task.value }
         metrics.ran(job.function, start.duration(to: clock.now))
         // A cancelled job was counted by its DELETE; its answer is not kept.
-        guard let answer, !task.isCancelled else { return }
+        guard !task.isCancelled else { return }
         await self.finish(taken, answer.isSuccess ? .succeeded : .failed, answer)
     }
 
