@@ -51,10 +51,12 @@ import Testing
         #expect(uid > 0)
     }
 
-    @Test func theHealthcheckUsesTheBinaryOnHealthz() throws {
+    /// `storygate healthcheck` with no `--url` asks the listener the environment names: the admin one's `/readyz`.
+    @Test func theHealthcheckUsesTheBinaryOnTheAdminListener() throws {
         let check = try #require(self.dockerfile.all("HEALTHCHECK", stage: 2).first?.arguments)
         #expect(check.contains("CMD storygate healthcheck"))
-        #expect(check.contains("/healthz"))
+        #expect(!check.contains("--url"))
+        #expect(self.dockerfile.all("ENV", stage: 2).map(\.arguments).joined(separator: " ").contains("ADMIN_PORT=9901"))
         #expect(self.dockerfile.all("ENTRYPOINT", stage: 2).first?.arguments == #"["/usr/local/bin/storygate"]"#)
         #expect(self.dockerfile.all("STOPSIGNAL", stage: 2).first?.arguments == "SIGTERM")
         let environment = self.dockerfile.all("ENV", stage: 2).map(\.arguments).joined(separator: " ")

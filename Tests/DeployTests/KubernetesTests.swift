@@ -207,4 +207,40 @@ import Yams
         let gatewayLabels = try self.gateway["spec"]["template"]["metadata"]["labels"]
         for key in allowed.keys { #expect(gatewayLabels[key].string == allowed[key].string) }
     }
+
+    /// The autoscaler owns the replica count: a `replicas` in the Deployment would reset it on every apply.
+    @Test func theAutoscalerAloneSetsTheGatewayReplicaCount() throws {
+        #expect(try self.gateway["spec"]["replicas"].exists == false)
+        let autoscaler = try self.object("HorizontalPodAutoscaler", "storygate")
+        let name = try self.gateway["metadata"]["name"].string
+        #expect(autoscaler["spec"]["scaleTargetRef"]["name"].string == name)
+    }
+
+    /// The gateway pods take the public port from anywhere, the admin port only from the Prometheus pods (namespace
+    /// and pod label in one peer, so both must match); the kubelet's probes come from the node, always allowed.
+    @Test func onlyTheScraperReachesTheAdminPort() throws {
+        let policy = try self.object("NetworkPolicy", "storygate")
+        let labels = try self.gateway["spec"]["template"]["metadata"]["labels"]
+        let selected = policy["spec"]["podSelector"]["matchLabels"]
+        #expect(!selected.keys.isEmpty)
+        for key in selected.keys { #expect(labels[key].string == selected[key].string) }
+        #expect(policy["spec"]["policyTypes"].strings.contains("Ingress"))
+        let adminPort = try #require(try self.config["admin"]["port"].int)
+        let publicPort = try #require(try self.config["listen"]["port"].int)
+        let rules = policy["spec"]["ingress"].array
+        func rulesOpening(_ port: Int) -> [YAMLValue] {
+            rules.filter { rule in rule["ports"].array.contains { $0["port"].int == port } }
+        }
+        // Every rule names its ports: a rule without ports would open the admin port too.
+        #expect(rules.allSatisfy { !$0["ports"].array.isEmpty })
+        #expect(rulesOpening(publicPort).contains { !$0["from"].exists })
+        let admin = rulesOpening(adminPort)
+        #expect(admin.count == 1)
+        let peers = try #require(admin.first)["from"].array
+        #expect(peers.count == 1)
+        let peer = try #require(peers.first)
+        #expect(peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"].string?.isEmpty == false)
+        #expect(peer["podSelector"]["matchLabels"].keys.isEmpty == false)
+        #expect(!peer["ipBlock"].exists)
+    }
 }

@@ -92,6 +92,25 @@ struct CommandLineTests {
         }
     }
 
+    /// The admin listener is what the kubelet probes, so the container check asks it too; with `ADMIN_PORT=off` the
+    /// public listener's `/readyz`. The listener not asked is a refused port (1), so asking it would fail the check.
+    @Test("healthcheck GETs the admin listener's /readyz, the public one's with ADMIN_PORT=off")
+    func healthcheckAsksTheAdminListener() async throws {
+        try await withLocalHTTPServer({ request in
+            request.path == "/readyz" ? LocalResponse.text("ready") : LocalResponse(status: 404)
+        }) { listener in
+            let admin = try await Self.run(["healthcheck"], environment: ["ADMIN_PORT": "\(listener.port)", "PORT": "1"])
+            #expect(admin.status == 0, "\(admin.output)")
+            #expect(admin.output == "healthy: http://127.0.0.1:\(listener.port)/readyz answered 200\n")
+            let off = try await Self.run(["healthcheck"], environment: ["ADMIN_PORT": "off", "PORT": "\(listener.port)"])
+            #expect(off.status == 0, "\(off.output)")
+            #expect(off.output == "healthy: http://127.0.0.1:\(listener.port)/readyz answered 200\n")
+            let refused = try await Self.run(["healthcheck", "--timeout-seconds", "2"], environment: ["ADMIN_PORT": "1", "PORT": "\(listener.port)"])
+            #expect(refused.status == 1)
+            #expect(refused.output.hasPrefix("unhealthy: http://127.0.0.1:1/readyz"))
+        }
+    }
+
     @Test("RAW_PATH and DIRECT_PATH were removed: set, they are ignored with one warning line at start")
     func removedSettingsWarn() async throws {
         // A port in use ends the run right after the start-up lines.
