@@ -99,7 +99,7 @@ struct CommandLineTests {
             let result = try await Self.run(
                 ["serve"],
                 environment: [
-                    "ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "warning", "RAW_PATH": "false", "DIRECT_PATH": "false",
+                    "ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "ADMIN_PORT": "0", "LOG_LEVEL": "warning", "RAW_PATH": "false", "DIRECT_PATH": "false",
                 ]
             )
             #expect(result.status == 2)
