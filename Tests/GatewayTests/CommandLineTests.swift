@@ -88,7 +88,27 @@ struct CommandLineTests {
         try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
             let result = try await Self.run(["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "ADMIN_PORT": "off", "LOG_LEVEL": "critical"])
             #expect(result.status == 2)
-            #expect(result.error == "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use\n")
+            #expect(
+                result.error
+                    == "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use; set PORT (listen.port in the file, --port) to a free port\n"
+            )
+        }
+    }
+
+    @Test("an admin port in use names ADMIN_PORT, exit 2, and no cancellation noise from the public listener")
+    func adminPortInUse() async throws {
+        try await withLocalHTTPServer({ _ in LocalResponse.text("taken") }) { holder in
+            let result = try await Self.run(
+                ["serve"], environment: ["ENV": "dev", "HOST": "127.0.0.1", "PORT": "0", "ADMIN_PORT": "\(holder.port)", "LOG_LEVEL": "info"]
+            )
+            #expect(result.status == 2)
+            #expect(
+                result.error.hasSuffix(
+                    "storygate: cannot listen on 127.0.0.1:\(holder.port): address already in use; set ADMIN_PORT (admin.port in the file) to a free port, or to off\n"
+                ),
+                "\(result.error)"
+            )
+            #expect(!result.error.contains("CancellationError"), "\(result.error)")
         }
     }
 
@@ -118,7 +138,7 @@ struct CommandLineTests {
             let result = try await Self.run(
                 ["serve"],
                 environment: [
-                    "ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "LOG_LEVEL": "warning", "RAW_PATH": "false", "DIRECT_PATH": "false",
+                    "ENV": "dev", "HOST": "127.0.0.1", "PORT": "\(holder.port)", "ADMIN_PORT": "0", "LOG_LEVEL": "warning", "RAW_PATH": "false", "DIRECT_PATH": "false",
                 ]
             )
             #expect(result.status == 2)

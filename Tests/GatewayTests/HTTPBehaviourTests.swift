@@ -66,6 +66,22 @@ struct HTTPBehaviourTests {
         }
     }
 
+    @Test("every answer that closes the connection spells the field the same: a 413 as a 400")
+    func oneSpellingOfConnectionClose() async throws {
+        try await GatewayHarness.run(configure: { $0.mode = .dev }) { gateway in
+            let oversized = try await RawSocketClient.exchange(
+                port: gateway.port,
+                text: "POST /functions/v1/story-generation HTTP/1.1\r\nHost: x\r\nX-User-Id: kid\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 300000\r\n\r\n"
+            )
+            #expect(oversized.hasPrefix("HTTP/1.1 413"), "\(oversized.prefix(60))")
+            #expect(oversized.contains("\r\nConnection: close\r\n"), "\(oversized)")
+            let malformed = try await RawSocketClient.exchange(port: gateway.port, text: "GET /healthz HTTP/1.1\r\n\r\n")
+            #expect(malformed.hasPrefix("HTTP/1.1 400"), "\(malformed.prefix(60))")
+            #expect(malformed.contains("\r\nConnection: close\r\n"), "\(malformed)")
+        }
+    }
+
     @Test("malformed HTTP is refused and the server keeps serving")
     func malformedBytes() async throws {
         try await GatewayHarness.run(configure: { $0.mode = .dev }) { gateway in

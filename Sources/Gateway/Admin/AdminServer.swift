@@ -73,7 +73,7 @@ public struct AdminServer: Service {
         do {
             try await server.run()
         } catch {
-            throw ListenError(host: self.host, port: self.port, error: error) ?? error
+            throw ListenError(host: self.host, port: self.port, setting: "ADMIN_PORT (admin.port in the file) to a free port, or to off", error: error) ?? error
         }
     }
 }

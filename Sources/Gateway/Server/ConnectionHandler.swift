@@ -211,7 +211,7 @@ final class ConnectionHandler: ChannelDuplexHandler, AnswerSink {
         let mayHaveBody = Self.mayHaveBody(response.status)
         var head = context.channel.allocator.buffer(capacity: 512)
         HeadBytes.writeStatusLine(response.status, into: &head)
-        if self.closesForBody(request) { head.writeStaticString("connection: close\r\n") }
+        if self.closesForBody(request) { head.writeStaticString("Connection: close\r\n") }
         var hasLength = false
         for field in response.headerFields {
             // The framing fields are this writer's: as SwiftNIO's encoder, none on an answer that has no body, and
@@ -258,7 +258,7 @@ final class ConnectionHandler: ChannelDuplexHandler, AnswerSink {
             chunked = false
             if !request.closesConnection {
                 request.closesConnection = true
-                head.writeStaticString("connection: close\r\n")
+                head.writeStaticString("Connection: close\r\n")
             }
         }
         if chunked { head.writeStaticString("transfer-encoding: chunked\r\n") }

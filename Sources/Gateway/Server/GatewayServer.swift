@@ -47,7 +47,7 @@ public struct GatewayServer: Service {
                 try await server.run()
             } catch {
                 // Binding (an IOError) and resolving the host (a SocketAddressError) name the address; others pass.
-                throw ListenError(host: self.host, port: self.port, error: error) ?? error
+                throw ListenError(host: self.host, port: self.port, setting: "PORT (listen.port in the file, --port) to a free port", error: error) ?? error
             }
         } onGracefulShutdown: { [drain] in
             drain.startDraining()
